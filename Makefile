@@ -1,0 +1,53 @@
+# virtio-blk io_uring passthrough: build the guest kernel from patches/,
+# boot it under QEMU with virtio-blk disks, test and measure.
+#
+#   make test     build what is needed, run the whole suite (tests/run.py)
+#   make check    checkpatch --strict on the series; sparse and W=1 on the driver
+#   make src      unpack the 6.12 base into build/linux and apply patches/
+#   make export   write build/linux's commits back to patches/
+#   make kernel   build the guest kernel (build/bzImage) and its modules
+#   make guest    the guest's programs and initramfs
+#   make deps     install the Debian packages everything needs
+
+SHELL := /bin/bash
+BUILD := $(CURDIR)/build
+export BUILD
+
+GUEST_CFLAGS := -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -static \
+		-I$(BUILD)/kobj/usr/include
+GUEST_PROGS := $(patsubst tests/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard tests/prog/*.c))
+
+.PHONY: all deps src export kernel guest check test clean
+
+all: test
+
+deps:
+	@scripts/deps.sh
+
+src: deps
+	@scripts/src.sh
+
+export:
+	@scripts/export.sh
+
+kernel: src
+	@scripts/kernel.sh
+
+UAPI_HEADERS := $(BUILD)/kobj/usr/include/linux/virtio_blk.h
+$(UAPI_HEADERS): | kernel ;
+
+$(BUILD)/guest-bin/%: tests/prog/%.c $(wildcard tests/prog/*.h) $(UAPI_HEADERS) | kernel
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -o $@ $< -luring
+
+guest: kernel $(GUEST_PROGS)
+	@guest/mkinitramfs.sh $(BUILD)/initramfs.cpio.gz $(BUILD)/modroot $(GUEST_PROGS)
+
+check: kernel
+	@scripts/check.sh
+
+test: guest
+	@python3 tests/run.py $(TESTS)
+
+clean:
+	rm -rf $(BUILD)

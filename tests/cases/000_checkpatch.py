@@ -1,0 +1,5 @@
+"""Every patch of the series is clean under checkpatch.pl --strict."""
+
+
+def test(t):
+    t.host("scripts/check.sh", "checkpatch")

@@ -1,0 +1,386 @@
+#!/usr/bin/env python3
+"""Boot the guest kernel under QEMU with virtio-blk disks and run commands in it.
+
+The one guest runner of the project: tests/ and the benchmarks use the Guest
+class; from a shell,
+
+    tools/vm.py [--disk SPEC]... [--load-vblk PARAMS] -- COMMAND...
+
+boots a guest, runs COMMAND in it and exits with its status.  A disk SPEC is
+comma-separated key=value fields of the Disk class, e.g.
+"backend=null,size=1G,iothread=on,num_queues=4".
+
+The guest's console (ttyS0) goes to a log file, its init (guest/init) serves
+commands on a second serial port (ttyS1), and QEMU's QMP socket is open to
+the caller.  A guest that panics or stops answering is killed and reported
+with the tail of its console log, which stays under build/guests/.
+"""
+
+import argparse
+import base64
+import dataclasses
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qmp import QMP, QMPError  # noqa: E402
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
+KERNEL = os.path.join(BUILD, "bzImage")
+INITRD = os.path.join(BUILD, "initramfs.cpio.gz")
+GUESTS = os.path.join(BUILD, "guests")
+READY = b"@@VBLK-READY@@\n"
+RC_PREFIX = b"\n@@VBLK-RC="
+RC_SUFFIX = b"@@\n"
+
+
+class GuestError(Exception):
+    """The guest failed: it hung, died, or a command failed."""
+
+
+class GuestHang(GuestError):
+    """The guest did not answer within the time allowed."""
+
+
+class GuestDied(GuestError):
+    """QEMU exited under us (a panic reboots, and -no-reboot makes QEMU exit)."""
+
+
+class CommandFailed(GuestError):
+    def __init__(self, message, status, output):
+        super().__init__(message)
+        self.status = status
+        self.output = output
+
+
+@dataclasses.dataclass
+class Disk:
+    """One virtio-blk disk and the QEMU back end behind it."""
+
+    id: str = "d0"
+    backend: str = "raw"        # "raw": an image file on the host; "null": null-co
+    size: int = 64 << 20
+    serial: str = None
+    readonly: bool = False
+    discard: bool = None        # None leaves QEMU's default
+    write_zeroes: bool = None
+    num_queues: int = None
+    queue_size: int = None
+    iothread: bool = False
+    image: str = None           # set by Guest: the raw image's path on the host
+
+    def blockdev_args(self):
+        ro = "on" if self.readonly else "off"
+        if self.backend == "null":
+            return ["-blockdev", f"driver=null-co,node-name={self.id},size={self.size},"
+                    f"read-zeroes=on,read-only={ro}"]
+        if self.backend != "raw":
+            raise ValueError(f"unknown disk backend {self.backend!r}")
+        unmap = "unmap" if self.discard else "ignore"
+        return ["-blockdev", f"driver=file,node-name={self.id}-file,filename={self.image},"
+                f"discard={unmap},read-only={ro}",
+                "-blockdev", f"driver=raw,node-name={self.id},file={self.id}-file,"
+                f"discard={unmap},read-only={ro}"]
+
+    def device_props(self):
+        """The virtio-blk-pci properties, as QMP device_add takes them."""
+        props = {"driver": "virtio-blk-pci", "id": self.id, "drive": self.id}
+        optional = {"serial": self.serial, "num-queues": self.num_queues,
+                    "queue-size": self.queue_size}
+        props.update({k: v for k, v in optional.items() if v is not None})
+        for prop, value in (("discard", self.discard), ("write-zeroes", self.write_zeroes)):
+            if value is not None:
+                props[prop] = value
+        if self.iothread:
+            props["iothread"] = "io0"
+        return props
+
+    def device_arg(self):
+        def text(v):
+            return ("on" if v else "off") if isinstance(v, bool) else str(v)
+        return ",".join(f"{k}={text(v)}" if k != "driver" else v
+                        for k, v in self.device_props().items())
+
+
+def qemu_version():
+    out = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
+                         text=True, check=True).stdout
+    return out.split("\n")[0]
+
+
+class Guest:
+    """A running guest.  Use as a context manager: it is killed on exit."""
+
+    def __init__(self, name, disks=(), cpus=2, memory="512M", append="",
+                 accel=None, boot_timeout=120):
+        self.name = name
+        self.disks = {d.id: d for d in disks}
+        self.cpus, self.memory = cpus, memory
+        self.append = append
+        self.accel = accel or detect_accel()
+        self.boot_timeout = boot_timeout
+        self.dir = os.path.join(GUESTS, name)
+        self.console = os.path.join(self.dir, "console.log")
+        self.proc = self.agent = self.qmp = None
+        self.boot_seconds = None
+        self._buffer = b""
+
+    # -- life cycle -------------------------------------------------------
+
+    def qemu_command(self, sockdir):
+        cpu = "host" if self.accel == "kvm" else "max"
+        cmd = ["qemu-system-x86_64", "-nodefaults", "-no-user-config", "-display", "none",
+               "-no-reboot", "-machine", f"pc,accel={self.accel}", "-cpu", cpu,
+               "-smp", str(self.cpus), "-m", self.memory,
+               "-kernel", KERNEL, "-initrd", INITRD,
+               "-append", f"console=ttyS0 panic=-1 oops=panic quiet {self.append}".strip(),
+               "-chardev", f"file,id=console,path={self.console}", "-serial", "chardev:console",
+               "-chardev", f"socket,id=agent,path={sockdir}/agent,server=on,wait=on",
+               "-serial", "chardev:agent",
+               "-qmp", f"unix:{sockdir}/qmp,server=on,wait=off"]
+        if any(d.iothread for d in self.disks.values()):
+            cmd += ["-object", "iothread,id=io0"]
+        for disk in self.disks.values():
+            cmd += disk.blockdev_args() + ["-device", disk.device_arg()]
+        return cmd
+
+    def start(self):
+        for path in (KERNEL, INITRD):
+            if not os.path.exists(path):
+                raise GuestError(f"{path} is missing: run make kernel guest")
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        for disk in self.disks.values():
+            if disk.backend == "raw":
+                disk.image = os.path.join(self.dir, f"{disk.id}.img")
+                with open(disk.image, "wb") as f:
+                    f.truncate(disk.size)
+        self.sockdir = tempfile.mkdtemp(prefix="vblk-")
+        cmd = self.qemu_command(self.sockdir)
+        with open(os.path.join(self.dir, "qemu.cmdline"), "w") as f:
+            f.write(" ".join(cmd) + "\n")
+        started = time.monotonic()
+        self.stderr = open(os.path.join(self.dir, "qemu.stderr"), "wb")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self.stderr,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            self.agent = self._connect(os.path.join(self.sockdir, "agent"))
+            self.qmp = QMP(os.path.join(self.sockdir, "qmp"), timeout=self.boot_timeout)
+        except (OSError, QMPError) as e:
+            self.stop()
+            raise GuestError(f"QEMU did not come up ({e}):\n"
+                             f"{self._tail(os.path.join(self.dir, 'qemu.stderr'))}")
+        self._read_until(READY, self.boot_timeout, "boot")
+        self.boot_seconds = time.monotonic() - started
+        self._buffer = b""
+        return self
+
+    def _connect(self, path):
+        deadline = time.monotonic() + 30
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        while True:
+            if self.proc.poll() is not None:
+                raise GuestDied(f"QEMU exited at start-up:\n{self._tail(self.dir + '/qemu.stderr')}")
+            try:
+                sock.connect(path)
+                return sock
+            except (FileNotFoundError, ConnectionRefusedError):
+                if time.monotonic() > deadline:
+                    raise GuestError(f"QEMU did not open {path}")
+                time.sleep(0.02)
+
+    def stop(self):
+        """Kill QEMU (the guest keeps nothing worth a clean shutdown)."""
+        for closer in (self.qmp, self.agent):
+            if closer is not None:
+                closer.close()
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        if self.proc is not None:
+            self.stderr.close()
+            shutil.rmtree(self.sockdir, ignore_errors=True)
+        self.proc = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    # -- the agent --------------------------------------------------------
+
+    def _tail(self, path, lines=25):
+        try:
+            with open(path, errors="replace") as f:
+                return "".join(f.readlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def _failure(self, kind, what, timeout=None):
+        tail = self._tail(self.console)
+        where = os.path.relpath(self.console, TOP)
+        if kind is GuestHang:
+            self.stop()
+            return GuestHang(f"guest hung: no answer to {what} within {timeout:.0f}s "
+                             f"(killed; console log {where}):\n{tail}")
+        self.proc.wait()
+        return GuestDied(f"guest died during {what} (QEMU exit status {self.proc.returncode}; "
+                         f"console log {where}):\n{tail}")
+
+    def _read_until(self, marker, timeout, what, stream=None):
+        """Read agent output until marker; return what came before it.
+
+        stream, if given, is fed the output as it arrives, holding back only
+        what could be the start of the marker.
+        """
+        deadline = time.monotonic() + timeout
+        emitted = 0
+        while marker not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise self._failure(GuestHang, what, timeout)
+            self.agent.settimeout(min(remaining, 1.0))
+            try:
+                chunk = self.agent.recv(65536)
+            except socket.timeout:
+                continue
+            if not chunk:
+                raise self._failure(GuestDied, what)
+            self._buffer += chunk
+            if stream:
+                cut = max(emitted, len(self._buffer) - len(marker) + 1)
+                stream(self._buffer[emitted:cut])
+                emitted = cut
+        before, _, self._buffer = self._buffer.partition(marker)
+        if stream and len(before) > emitted:
+            stream(before[emitted:])
+        return before
+
+    def run(self, script, timeout=120, check=True, stream=None):
+        """Run a shell script in the guest; return (status, output).
+
+        With check, a non-zero status raises CommandFailed.  stream, if given,
+        is called with each chunk of raw output as it arrives.
+        """
+        started = time.monotonic()
+        what = f"'{script.strip()[:60]}'"
+        self.agent.sendall(base64.b64encode(script.encode()) + b"\n")
+        output = self._read_until(RC_PREFIX, timeout, what, stream)
+        status = int(self._read_until(RC_SUFFIX, timeout - (time.monotonic() - started), what))
+        text = output.decode(errors="replace")
+        if check and status != 0:
+            raise CommandFailed(f"{what} exited with {status}:\n{text}", status, text)
+        return status, text
+
+    def output(self, script, timeout=120):
+        """Run a script that must succeed; return its output."""
+        return self.run(script, timeout)[1]
+
+    # -- helpers for the disks -------------------------------------------
+
+    def load_vblk(self, params=""):
+        """Load virtio_blk with module parameters (e.g. "poll_queues=2")."""
+        self.output(f"modprobe virtio_blk {params}")
+
+    def unload_vblk(self):
+        self.output("modprobe -r virtio_blk")
+
+    def blockstats(self, disk_id):
+        """QMP query-blockstats counters of one disk, as QEMU's device saw them."""
+        for entry in self.qmp.execute("query-blockstats"):
+            if entry.get("qdev", "").startswith(f"/machine/peripheral/{disk_id}/"):
+                return entry["stats"]
+        raise GuestError(f"query-blockstats knows no disk {disk_id}")
+
+
+_accel = None
+
+
+def detect_accel():
+    """"kvm" if a probe boot under KVM works, else "tcg".
+
+    /dev/kvm existing proves nothing (on a PVM host a guest hangs under
+    KVM), so the first call boots once under KVM and caches the answer in
+    build/accel for this QEMU and host kernel.  VBLK_ACCEL overrides.
+    """
+    global _accel
+    if os.environ.get("VBLK_ACCEL"):
+        return os.environ["VBLK_ACCEL"]
+    if _accel:
+        return _accel
+    key = f"{qemu_version()} on {os.uname().release}"
+    cache = os.path.join(BUILD, "accel")
+    try:
+        with open(cache) as f:
+            cached_key, cached = f.read().split("\n")[:2]
+        if cached_key == key:
+            _accel = cached
+            return _accel
+    except (OSError, ValueError):
+        pass
+    _accel = "tcg"
+    if os.access("/dev/kvm", os.R_OK | os.W_OK):
+        try:
+            with Guest("kvm-probe", accel="kvm", boot_timeout=20) as probe:
+                probe.output("true", timeout=10)
+            _accel = "kvm"
+        except GuestError:
+            pass
+    with open(cache, "w") as f:
+        f.write(f"{key}\n{_accel}\n")
+    return _accel
+
+
+def parse_disk(spec, index):
+    fields = dict(item.split("=", 1) for item in spec.split(",") if item)
+    disk = Disk(id=f"d{index}")
+    for name, value in fields.items():
+        kind = type(getattr(disk, name)) if getattr(disk, name) is not None else str
+        if name not in Disk.__dataclass_fields__:
+            raise SystemExit(f"unknown disk field {name}")
+        if name in ("readonly", "discard", "write_zeroes", "iothread"):
+            setattr(disk, name, value in ("on", "1", "true", "yes"))
+        elif name in ("size", "num_queues", "queue_size"):
+            setattr(disk, name, parse_size(value))
+        else:
+            setattr(disk, name, kind(value))
+    return disk
+
+
+def parse_size(text):
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    if text[-1:].upper() in units:
+        return int(text[:-1]) * units[text[-1].upper()]
+    return int(text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--disk", action="append", default=[], help="a virtio-blk disk (repeatable)")
+    parser.add_argument("--load-vblk", metavar="PARAMS", help="load virtio_blk with these parameters")
+    parser.add_argument("--cpus", type=int, default=2)
+    parser.add_argument("--name", default="cli")
+    parser.add_argument("--timeout", type=int, default=600)
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    disks = [parse_disk(spec, i) for i, spec in enumerate(args.disk)]
+    command = " ".join(args.command[1:] if args.command[:1] == ["--"] else args.command)
+    with Guest(args.name, disks, cpus=args.cpus) as guest:
+        print(f"# booted in {guest.boot_seconds:.1f}s under {guest.accel}", file=sys.stderr)
+        if args.load_vblk is not None:
+            guest.load_vblk(args.load_vblk)
+        status, _ = guest.run(command or "true", timeout=args.timeout, check=False,
+                              stream=lambda b: (sys.stdout.buffer.write(b), sys.stdout.flush()))
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()
