@@ -5,7 +5,8 @@
 #   check.sh              both
 . "$(dirname "$0")/common.sh"
 
-DRIVER_OBJS=(drivers/block/virtio_blk.o)
+# The objects of every C file the series touches.
+mapfile -t DRIVER_OBJS < <(ktree_git diff --name-only "$BASE_TAG" HEAD -- '*.c' | sed 's/\.c$/.o/')
 
 checkpatch() {
 	local p out fail=0
@@ -24,6 +25,7 @@ checkpatch() {
 driver() {
 	local log=$LOGS/check-driver.log warnings
 	# C=2 runs sparse even on objects that are up to date.
+	[ ${#DRIVER_OBJS[@]} -gt 0 ] || { echo "sparse and W=1: the series touches no C file"; return; }
 	make -C "$KSRC" O="$KOBJ" CC="ccache gcc" C=2 W=1 "${DRIVER_OBJS[@]}" >"$log" 2>&1 ||
 		{ cat "$log"; die "the driver does not build with C=2 W=1"; }
 	warnings=$(grep -E 'warning:|error:' "$log" || true)

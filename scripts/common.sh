@@ -8,6 +8,8 @@ BUILD=${BUILD:-$TOP/build}
 KSRC=$BUILD/linux               # base + series, a git repository
 KOBJ=$BUILD/kobj                # out-of-tree kernel objects
 LOGS=$BUILD/logs
+# ccache hashes paths under build/ relative to it, so every clone shares hits.
+export CCACHE_BASEDIR=$BUILD
 BASE_TARBALL=${BASE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 BASE_TAG=vblk-base              # the commit holding the unpacked base
 PATCHES=$TOP/patches

@@ -22,6 +22,7 @@ import traceback
 TESTS = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(TESTS)
 sys.path.insert(0, os.path.join(TOP, "tools"))
+sys.path.insert(0, TESTS)  # helpers.py
 import vm  # noqa: E402
 
 CASES = os.path.join(TESTS, "cases")

@@ -255,7 +255,7 @@ class Guest:
             if not chunk:
                 raise self._failure(GuestDied, what)
             self._buffer += chunk
-            if stream:
+            if stream and marker not in self._buffer:
                 cut = max(emitted, len(self._buffer) - len(marker) + 1)
                 stream(self._buffer[emitted:cut])
                 emitted = cut
@@ -292,6 +292,16 @@ class Guest:
 
     def unload_vblk(self):
         self.output("modprobe -r virtio_blk")
+
+    def unplug(self, disk_id, timeout=60):
+        """Hot-unplug a disk (QMP device_del) and wait until the guest let it go."""
+        self.qmp.execute("device_del", {"id": disk_id})
+        self.qmp.wait_event("DEVICE_DELETED", timeout,
+                            match=lambda e: e.get("data", {}).get("device") == disk_id)
+
+    def plug(self, disk_id):
+        """Hot-plug a disk unplugged before (its back end is still there)."""
+        self.qmp.execute("device_add", self.disks[disk_id].device_props())
 
     def blockstats(self, disk_id):
         """QMP query-blockstats counters of one disk, as QEMU's device saw them."""
