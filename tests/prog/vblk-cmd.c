@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vblk-cmd: send one passthrough command to a virtio-blk character node
+ * and print its completion as "res=N NAME" (NAME: the errno's name, or a
+ * VIRTIO_BLK_S_* status, or OK).  Every field can be set, valid or not, so
+ * that the host-side tests can drive each refusal from a table.
+ *
+ * usage: vblk-cmd [options] /dev/vdXc0
+ *   -w          a write of the pattern (default: a read)
+ *   -k SEED     pattern seed; a successful read is checked against it
+ *               and "data=ok" or "data=mismatch" printed
+ *   -s SECTOR   cmd.sector (default 0)
+ *   -l LEN      bytes to transfer (default: one logical block)
+ *   -v NR       vectored: the buffer split into NR iovecs
+ *   -F          a registered (fixed) buffer
+ *   -A OFF      misalign the buffer by OFF bytes
+ *   -a ADDR     cmd.data as given (bad pointers)
+ *   -L N        cmd.data_len as given
+ *   -t TYPE     cmd.type as given
+ *   -o OP       sqe->cmd_op as given
+ *   -f FLAG     cmd.flag
+ *   -p IOPRIO   cmd.ioprio
+ *   -S          a ring without IORING_SETUP_SQE128
+ *   -P          an IOPOLL ring
+ *   -q          an SQPOLL ring
+ *   -y          IOSQE_ASYNC
+ *   -O MODE     open the node r, w or rw (default rw)
+ *   -U UID      setuid(UID) before opening
+ *   -W FILE     once the node is open, wait for FILE to exist, then submit
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "pattern.h"
+#include "vblk-uring.h"
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: vblk-cmd [-wFSPqy] [-k SEED] [-s SECTOR] [-l LEN] [-v NR] [-A OFF]\n"
+		"       [-a ADDR] [-L N] [-t TYPE] [-o OP] [-f FLAG] [-p IOPRIO] [-O r|w|rw] [-U UID]\n"
+		"       [-W FILE] DEV\n");
+	exit(2);
+}
+
+static unsigned long long num(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 0);
+
+	if (*s == '\0' || *end != '\0')
+		usage();
+	return v;
+}
+
+static const char *res_name(int res)
+{
+	static const char *const status[] = { "OK", "VIRTIO_BLK_S_IOERR", "VIRTIO_BLK_S_UNSUPP" };
+
+	if (res < 0)
+		return strerrorname_np(-res) ? strerrorname_np(-res) : "?";
+	return res < 3 ? status[res] : "VIRTIO_BLK_S_?";
+}
+
+int main(int argc, char **argv)
+{
+	struct virtblk_uring_cmd cmd = { 0 };
+	unsigned long long seed = 0, addr = 0, data_len = 0, type = ~0ULL;
+	unsigned int ring_flags = IORING_SETUP_SQE128, nr_vec = 0, misalign = 0;
+	bool write = false, fixed = false, async = false, check = false;
+	bool raw_addr = false, raw_len = false;
+	uint32_t cmd_op = 0;
+	int opt, fd, mode = O_RDWR, uid = -1;
+	const char *wait_for = NULL;
+	struct stat st;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	struct iovec iov[64];
+	struct vblk_disk disk;
+	size_t len = 0;
+	char *buf;
+
+	while ((opt = getopt(argc, argv, "wk:s:l:v:FA:a:L:t:o:f:p:SPqyO:U:W:")) != -1) {
+		switch (opt) {
+		case 'w': write = true; break;
+		case 'k': seed = num(optarg); check = true; break;
+		case 's': cmd.sector = num(optarg); break;
+		case 'l': len = num(optarg); break;
+		case 'v': nr_vec = num(optarg); break;
+		case 'F': fixed = true; break;
+		case 'A': misalign = num(optarg); break;
+		case 'a': addr = num(optarg); raw_addr = true; break;
+		case 'L': data_len = num(optarg); raw_len = true; break;
+		case 't': type = num(optarg); break;
+		case 'o': cmd_op = num(optarg); break;
+		case 'f': cmd.flag = num(optarg); break;
+		case 'p': cmd.ioprio = num(optarg); break;
+		case 'S': ring_flags &= ~IORING_SETUP_SQE128; break;
+		case 'P': ring_flags |= IORING_SETUP_IOPOLL; break;
+		case 'q': ring_flags |= IORING_SETUP_SQPOLL; break;
+		case 'y': async = true; break;
+		case 'O':
+			mode = !strcmp(optarg, "r") ? O_RDONLY : !strcmp(optarg, "w") ? O_WRONLY : O_RDWR;
+			break;
+		case 'U': uid = num(optarg); break;
+		case 'W': wait_for = optarg; break;
+		default: usage();
+		}
+	}
+	if (optind != argc - 1 || nr_vec > 64)
+		usage();
+	vblk_disk_info(argv[optind], &disk);
+	if (!len)
+		len = disk.lbs;
+
+	if (uid >= 0 && (setgid(uid) || setuid(uid))) {
+		perror("setuid");
+		return 2;
+	}
+	fd = open(argv[optind], mode);
+	if (fd < 0) {
+		perror(argv[optind]);
+		return 2;
+	}
+	while (wait_for && stat(wait_for, &st))
+		usleep(10000);
+	if (posix_memalign((void **)&buf, 4096, len + misalign + 4096)) {
+		fprintf(stderr, "out of memory\n");
+		return 2;
+	}
+	buf += misalign;
+	if (write)
+		pattern_fill(buf, seed, cmd.sector * 512, len);
+	else
+		memset(buf, 0xa5, len);
+
+	cmd.type = type != ~0ULL ? type : write ? VIRTIO_BLK_T_OUT : VIRTIO_BLK_T_IN;
+	cmd.data = (uintptr_t)buf;
+	cmd.data_len = len;
+	if (nr_vec) {
+		size_t chunk = len / nr_vec;
+
+		for (unsigned int i = 0; i < nr_vec; i++) {
+			iov[i].iov_base = buf + i * chunk;
+			iov[i].iov_len = i == nr_vec - 1 ? len - i * chunk : chunk;
+		}
+		cmd.data = (uintptr_t)iov;
+		cmd.data_len = nr_vec;
+	}
+	if (!cmd_op)
+		cmd_op = nr_vec ? VIRTBLK_URING_CMD_IO_VEC : VIRTBLK_URING_CMD_IO;
+	if (raw_addr)
+		cmd.data = addr;
+	if (raw_len)
+		cmd.data_len = data_len;
+
+	if (vblk_ring_init(&ring, 4, ring_flags)) {
+		fprintf(stderr, "ring set-up failed\n");
+		return 2;
+	}
+	if (fixed) {
+		struct iovec reg = { buf, len };
+
+		if (io_uring_register_buffers(&ring, &reg, 1)) {
+			fprintf(stderr, "registering the buffer failed\n");
+			return 2;
+		}
+	}
+	sqe = io_uring_get_sqe(&ring);
+	vblk_prep_cmd(&ring, sqe, fd, cmd_op, &cmd);
+	if (fixed)
+		vblk_prep_fixed(sqe, 0);
+	if (async)
+		sqe->flags |= IOSQE_ASYNC;
+	if (io_uring_submit(&ring) != 1 || io_uring_wait_cqe(&ring, &cqe)) {
+		fprintf(stderr, "submission failed\n");
+		return 2;
+	}
+	printf("res=%d %s\n", cqe->res, res_name(cqe->res));
+	if (check && !write && cqe->res == 0)
+		printf("data=%s\n", pattern_check(buf, seed, cmd.sector * 512, len) < 0 ? "ok" : "mismatch");
+	return 0;
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the guest test programs for the virtio-blk passthrough
+ * node: the disk's limits from sysfs, ring set-up, and preparing a
+ * struct virtblk_uring_cmd SQE.
+ */
+#ifndef VBLK_URING_H
+#define VBLK_URING_H
+
+#include <liburing.h>
+#include <linux/virtio_blk.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What the tests need to know about a disk, read from its sysfs queue. */
+struct vblk_disk {
+	char name[32];			/* "vda" */
+	unsigned int lbs;		/* logical block size */
+	unsigned int dma_align;		/* dma_alignment + 1 */
+	uint64_t max_transfer;		/* the driver's documented limit */
+	uint64_t bytes;			/* capacity */
+};
+
+static inline uint64_t vblk_sysfs_u64(const char *disk, const char *attr)
+{
+	char path[128];
+	unsigned long long v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/%s", disk, attr);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%llu", &v) != 1) {
+		fprintf(stderr, "cannot read %s\n", path);
+		exit(2);
+	}
+	fclose(f);
+	return v;
+}
+
+/* dev is /dev/vdX or /dev/vdXc0. */
+static inline void vblk_disk_info(const char *dev, struct vblk_disk *d)
+{
+	const char *base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+	uint64_t seg, hw;
+	size_t n = strcspn(base, "c");
+
+	if (n >= sizeof(d->name))
+		n = sizeof(d->name) - 1;
+	memcpy(d->name, base, n);
+	d->name[n] = '\0';
+	d->lbs = vblk_sysfs_u64(d->name, "queue/logical_block_size");
+	d->dma_align = vblk_sysfs_u64(d->name, "queue/dma_alignment") + 1;
+	d->bytes = vblk_sysfs_u64(d->name, "size") * 512;
+	seg = vblk_sysfs_u64(d->name, "queue/max_segment_size");
+	if (seg > 4096)
+		seg = 4096;
+	hw = vblk_sysfs_u64(d->name, "queue/max_hw_sectors_kb") * 1024;
+	d->max_transfer = vblk_sysfs_u64(d->name, "queue/max_segments") * seg;
+	if (hw < d->max_transfer)
+		d->max_transfer = hw;
+}
+
+static inline int vblk_ring_init(struct io_uring *ring, unsigned int depth,
+				 unsigned int flags)
+{
+	struct io_uring_params p;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	if (flags & IORING_SETUP_SQPOLL)
+		p.sq_thread_idle = 2000;
+	return io_uring_queue_init_params(depth, ring, &p);
+}
+
+/*
+ * Fill sqe with a passthrough command.  On a ring without SQE128 only the
+ * first 16 bytes of the command fit; the kernel must refuse it anyway.
+ */
+static inline void vblk_prep_cmd(struct io_uring *ring, struct io_uring_sqe *sqe,
+				 int fd, uint32_t cmd_op,
+				 const struct virtblk_uring_cmd *cmd)
+{
+	int big = ring->flags & IORING_SETUP_SQE128;
+
+	memset(sqe, 0, big ? 128 : 64);
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = cmd_op;
+	memcpy(sqe->cmd, cmd, big ? sizeof(*cmd) : 16);
+}
+
+/* Use registered buffer index for the command in sqe. */
+static inline void vblk_prep_fixed(struct io_uring_sqe *sqe, unsigned int index)
+{
+	sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+	sqe->buf_index = index;
+}
+
+#endif
