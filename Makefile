@@ -40,6 +40,11 @@ $(BUILD)/guest-bin/%: tests/prog/%.c $(wildcard tests/prog/*.h) $(UAPI_HEADERS) 
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) -o $@ $< -luring
 
+# 32-bit programs (*32.c) use raw system calls: there is no -m32 liburing.
+$(BUILD)/guest-bin/%32: tests/prog/%32.c $(wildcard tests/prog/*.h) $(UAPI_HEADERS) | kernel
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -m32 -o $@ $<
+
 guest: kernel $(GUEST_PROGS)
 	@guest/mkinitramfs.sh $(BUILD)/initramfs.cpio.gz $(BUILD)/modroot $(GUEST_PROGS)
 

@@ -74,6 +74,7 @@ class Disk:
     num_queues: int = None
     queue_size: int = None
     iothread: bool = False
+    block_size: int = None      # logical (and physical) block size
     image: str = None           # set by Guest: the raw image's path on the host
 
     def blockdev_args(self):
@@ -93,7 +94,8 @@ class Disk:
         """The virtio-blk-pci properties, as QMP device_add takes them."""
         props = {"driver": "virtio-blk-pci", "id": self.id, "drive": self.id}
         optional = {"serial": self.serial, "num-queues": self.num_queues,
-                    "queue-size": self.queue_size}
+                    "queue-size": self.queue_size, "logical_block_size": self.block_size,
+                    "physical_block_size": self.block_size}
         props.update({k: v for k, v in optional.items() if v is not None})
         for prop, value in (("discard", self.discard), ("write-zeroes", self.write_zeroes)):
             if value is not None:
@@ -358,7 +360,7 @@ def parse_disk(spec, index):
             raise SystemExit(f"unknown disk field {name}")
         if name in ("readonly", "discard", "write_zeroes", "iothread"):
             setattr(disk, name, value in ("on", "1", "true", "yes"))
-        elif name in ("size", "num_queues", "queue_size"):
+        elif name in ("size", "num_queues", "queue_size", "block_size"):
             setattr(disk, name, parse_size(value))
         else:
             setattr(disk, name, kind(value))

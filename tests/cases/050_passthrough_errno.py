@@ -1,7 +1,8 @@
 """Every invalid passthrough command is refused with its documented errno,
 and none of them reaches the device: the host image keeps the data planted
 under them and QMP's wr_operations counter does not move.  Data the host
-plants in the image is read back through the node."""
+plants in the image is read back through the node.  On a disk with 4096-byte
+logical blocks, sectors and lengths must be aligned to them."""
 
 from helpers import OK, disk_limits, vblk_cmd
 from pattern import image_matches, write_image
@@ -40,31 +41,52 @@ CASES = [
     ("read on a node opened write-only", "-O w", "EACCES"),
 ]
 
+# On a disk with 4096-byte logical blocks (/dev/vdbc0): {lbs} is 4096 there
+CASES_4K = [
+    ("512-byte length", "-w -l 512", "EINVAL"),
+    ("sector not on a logical block", "-w -s {unaligned} -l 4096", "EINVAL"),
+]
+
+
+def refusals(t, g, cases, values, node):
+    """Run the cases; return the ones that did not get their errno."""
+    failures = []
+    for what, args, want in cases:
+        args = args.format(**values)
+        got, _ = vblk_cmd(g, f"-s {TARGET} -k 1 {args}" if "-s" not in args else f"-k 1 {args}",
+                          node=node)
+        t.log(f"{what}: {args} -> {got}")
+        if got != want:
+            failures.append(f"{what} ({args}): got {got}, expected {want}")
+    return failures
+
 
 def test(t):
-    disk = Disk(size=64 * MiB)
-    g = t.guest([disk])
+    disk = Disk(id="d0", size=64 * MiB)
+    disk4k = Disk(id="d1", size=64 * MiB, block_size=4096)
+    g = t.guest([disk, disk4k])
     lim = disk_limits(g)
     lbs = lim["lbs"]
     values = {"over": lim["max_transfer"] + lbs, "end": lim["sectors"],
               "last": lim["sectors"] - lbs // 512, "two": 2 * lbs}
-    write_image(disk.image, PLANTED, TARGET * 512, 64 * 1024)
+    for image in (disk.image, disk4k.image):
+        write_image(image, PLANTED, TARGET * 512, 64 * 1024)
+    t.expect_equal(disk_limits(g, "vdb")["lbs"], 4096, "logical block size of the 4K disk")
 
     # the reverse direction first: what the host planted is what the node reads
     for args in ("", "-v 4", "-F", "-P"):
         result = vblk_cmd(g, f"-s {TARGET} -l 65536 -k {PLANTED} {args}")
         t.expect_equal(result, (OK, "ok"), f"reading host-planted data ({args or 'plain'})")
 
-    writes_before = g.blockstats("d0")["wr_operations"]
-    failures = []
-    for what, args, want in CASES:
-        args = args.format(**values)
-        got, _ = vblk_cmd(g, f"-s {TARGET} -k 1 {args}" if "-s" not in args else f"-k 1 {args}")
-        t.log(f"{what}: {args} -> {got}")
-        if got != want:
-            failures.append(f"{what} ({args}): got {got}, expected {want}")
+    t.expect_equal(vblk_cmd(g, f"-s {TARGET} -l 8192 -k {PLANTED}", node="/dev/vdbc0"),
+                   (OK, "ok"), "reading host-planted data on the 4K disk")
+
+    writes_before = {d: g.blockstats(d)["wr_operations"] for d in ("d0", "d1")}
+    failures = refusals(t, g, CASES, values, "/dev/vdac0")
+    failures += refusals(t, g, CASES_4K, {"unaligned": TARGET + 1}, "/dev/vdbc0")
     t.expect(not failures, "\n".join(failures))
-    t.expect_equal(g.blockstats("d0")["wr_operations"] - writes_before, 0,
-                   "writes that reached the device")
-    t.expect(image_matches(disk.image, PLANTED, TARGET * 512, 64 * 1024),
-             "a refused write changed the host image")
+    for d, image in (("d0", disk.image), ("d1", disk4k.image)):
+        t.expect_equal(g.blockstats(d)["wr_operations"] - writes_before[d], 0,
+                       f"writes that reached {d}")
+        t.expect(image_matches(image, PLANTED, TARGET * 512, 64 * 1024),
+                 f"a refused write changed {d}'s host image")
