@@ -1,6 +1,7 @@
 """What several test cases need from the guest: its programs' results and
 its disks' limits."""
 
+import os
 import re
 
 from pattern import image_matches
@@ -9,17 +10,21 @@ from pattern import image_matches
 OK = "OK"
 
 
-def vblk_cmd(guest, args, node="/dev/vdac0"):
-    """Run tests/prog/vblk-cmd in the guest; return (result name, data check).
-
-    The result name is "OK", an errno name ("EINVAL") or a VIRTIO_BLK_S_*
-    status; the data check is "ok", "mismatch" or None (no read checked)."""
+def vblk_output(guest, args, node="/dev/vdac0"):
+    """Run tests/prog/vblk-cmd in the guest; return its "key=value" lines as
+    a dict, with res reduced to its name ("OK", "EINVAL", "VIRTIO_BLK_S_...")."""
     out = guest.output(f"vblk-cmd {args} {node}")
-    m = re.search(r"^res=(-?\d+) (\S+)$", out, re.M)
-    if not m:
+    fields = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+    if not re.fullmatch(r"-?\d+ \S+", fields.get("res", "")):
         raise AssertionError(f"vblk-cmd {args}: unexpected output {out!r}")
-    data = re.search(r"^data=(\w+)$", out, re.M)
-    return m.group(2), data.group(1) if data else None
+    fields["res"] = fields["res"].split(" ", 1)[1]
+    return fields
+
+
+def vblk_cmd(guest, args, node="/dev/vdac0"):
+    """Run vblk-cmd; return (result name, data check "ok"/"mismatch"/None)."""
+    fields = vblk_output(guest, args, node)
+    return fields["res"], fields.get("data")
 
 
 def disk_limits(guest, name="vda"):
@@ -30,6 +35,16 @@ def disk_limits(guest, name="vda"):
     lbs, hw_kb, segs, seg_size, sectors = map(int, values)
     return {"lbs": lbs, "sectors": sectors,
             "max_transfer": min(hw_kb * 1024, segs * min(seg_size, 4096))}
+
+
+def image_has_data(image, offset, length):
+    """Whether the host file has any allocated data in [offset, offset + length)."""
+    with open(image, "rb") as f:
+        try:
+            data = os.lseek(f.fileno(), offset, os.SEEK_DATA)
+        except OSError:     # ENXIO: nothing but a hole from offset to the end
+            return False
+        return data < offset + length
 
 
 def check_writes_in_image(t, image, output):

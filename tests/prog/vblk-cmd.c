@@ -27,7 +27,12 @@
  *   -O MODE     open the node r, w or rw (default rw)
  *   -U UID      setuid(UID) before opening
  *   -W FILE     once the node is open, wait for FILE to exist, then submit
+ *   -R RANGES   the data is ranges SECTOR:SECTORS[:FLAGS],... (struct
+ *               virtio_blk_discard_write_zeroes, little-endian)
+ *   -i          print the data read as the serial: "id=..."
+ *   -Z          check that the data read is all zeros: "zero=yes|no"
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -43,7 +48,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: vblk-cmd [-wFSPqy] [-k SEED] [-s SECTOR] [-l LEN] [-v NR] [-A OFF]\n"
 		"       [-a ADDR] [-L N] [-t TYPE] [-o OP] [-f FLAG] [-p IOPRIO] [-O r|w|rw] [-U UID]\n"
-		"       [-W FILE] DEV\n");
+		"       [-W FILE] [-R SECTOR:SECTORS[:FLAGS],...] [-iZ] DEV\n");
 	exit(2);
 }
 
@@ -55,6 +60,25 @@ static unsigned long long num(const char *s)
 	if (*s == '\0' || *end != '\0')
 		usage();
 	return v;
+}
+
+/* Parse SECTOR:SECTORS[:FLAGS],... into buf; return the bytes used. */
+static size_t parse_ranges(char *spec, struct virtio_blk_discard_write_zeroes *r, size_t max)
+{
+	size_t n = 0;
+	char *tok;
+
+	for (tok = strtok(spec, ","); tok; tok = strtok(NULL, ",")) {
+		unsigned long long sector, sectors, flags = 0;
+
+		if (n == max || sscanf(tok, "%llu:%llu:%llu", &sector, &sectors, &flags) < 2)
+			usage();
+		r[n].sector = htole64(sector);
+		r[n].num_sectors = htole32(sectors);
+		r[n].flags = htole32(flags);
+		n++;
+	}
+	return n * sizeof(*r);
 }
 
 static const char *res_name(int res)
@@ -72,7 +96,8 @@ int main(int argc, char **argv)
 	unsigned long long seed = 0, addr = 0, data_len = 0, type = ~0ULL;
 	unsigned int ring_flags = IORING_SETUP_SQE128, nr_vec = 0, misalign = 0;
 	bool write = false, fixed = false, async = false, check = false;
-	bool raw_addr = false, raw_len = false;
+	bool raw_addr = false, raw_len = false, print_id = false, zero = false;
+	char *ranges = NULL;
 	uint32_t cmd_op = 0;
 	int opt, fd, mode = O_RDWR, uid = -1;
 	const char *wait_for = NULL;
@@ -85,7 +110,7 @@ int main(int argc, char **argv)
 	size_t len = 0;
 	char *buf;
 
-	while ((opt = getopt(argc, argv, "wk:s:l:v:FA:a:L:t:o:f:p:SPqyO:U:W:")) != -1) {
+	while ((opt = getopt(argc, argv, "wk:s:l:v:FA:a:L:t:o:f:p:SPqyO:U:W:R:iZ")) != -1) {
 		switch (opt) {
 		case 'w': write = true; break;
 		case 'k': seed = num(optarg); check = true; break;
@@ -109,6 +134,9 @@ int main(int argc, char **argv)
 			break;
 		case 'U': uid = num(optarg); break;
 		case 'W': wait_for = optarg; break;
+		case 'R': ranges = optarg; break;
+		case 'i': print_id = true; break;
+		case 'Z': zero = true; break;
 		default: usage();
 		}
 	}
@@ -138,6 +166,8 @@ int main(int argc, char **argv)
 		pattern_fill(buf, seed, cmd.sector * 512, len);
 	else
 		memset(buf, 0xa5, len);
+	if (ranges)
+		len = parse_ranges(ranges, (void *)buf, len / sizeof(struct virtio_blk_discard_write_zeroes));
 
 	cmd.type = type != ~0ULL ? type : write ? VIRTIO_BLK_T_OUT : VIRTIO_BLK_T_IN;
 	cmd.data = (uintptr_t)buf;
@@ -182,6 +212,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("res=%d %s\n", cqe->res, res_name(cqe->res));
+	if (zero && cqe->res == 0) {
+		size_t i = 0;
+
+		while (i < len && !buf[i])
+			i++;
+		printf("zero=%s\n", i == len ? "yes" : "no");
+	}
+	if (print_id && cqe->res == 0)
+		printf("id=%.*s\n", (int)strnlen(buf, len), buf);
 	if (check && !write && cqe->res == 0)
 		printf("data=%s\n", pattern_check(buf, seed, cmd.sector * 512, len) < 0 ? "ok" : "mismatch");
 	return 0;
