@@ -1,6 +1,7 @@
 # virtio-blk io_uring passthrough: build the guest kernel from patches/,
 # boot it under QEMU with virtio-blk disks, test and measure.
 #
+#   make bench    the main job: build, boot, benchmark table in results/ (QUICK=1)
 #   make test     build what is needed, run the whole suite (tests/run.py)
 #   make check    checkpatch --strict on the series; sparse and W=1 on the driver
 #   make src      unpack the 6.12 base into build/linux and apply patches/
@@ -13,11 +14,12 @@ SHELL := /bin/bash
 BUILD := $(CURDIR)/build
 export BUILD
 
-GUEST_CFLAGS := -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -static \
+GUEST_CFLAGS := -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -static -Ilib \
 		-I$(BUILD)/kobj/usr/include
-GUEST_PROGS := $(patsubst tests/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard tests/prog/*.c))
+GUEST_PROGS := $(patsubst tests/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard tests/prog/*.c)) \
+	       $(BUILD)/guest-bin/io_uring-vblk
 
-.PHONY: all deps src export kernel guest check test clean
+.PHONY: all deps src export kernel guest check test bench clean
 
 all: test
 
@@ -36,12 +38,16 @@ kernel: src
 UAPI_HEADERS := $(BUILD)/kobj/usr/include/linux/virtio_blk.h
 $(UAPI_HEADERS): | kernel ;
 
-$(BUILD)/guest-bin/%: tests/prog/%.c $(wildcard tests/prog/*.h) $(UAPI_HEADERS) | kernel
+$(BUILD)/guest-bin/%: tests/prog/%.c $(wildcard tests/prog/*.h lib/*.h) $(UAPI_HEADERS) | kernel
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) -o $@ $< -luring
 
+$(BUILD)/guest-bin/io_uring-vblk: t/io_uring-vblk.c $(wildcard lib/*.h) $(UAPI_HEADERS) | kernel
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -pthread -o $@ $< -luring -lm
+
 # 32-bit programs (*32.c) use raw system calls: there is no -m32 liburing.
-$(BUILD)/guest-bin/%32: tests/prog/%32.c $(wildcard tests/prog/*.h) $(UAPI_HEADERS) | kernel
+$(BUILD)/guest-bin/%32: tests/prog/%32.c $(wildcard tests/prog/*.h lib/*.h) $(UAPI_HEADERS) | kernel
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) -m32 -o $@ $<
 
@@ -53,6 +59,10 @@ check: kernel
 
 test: guest
 	@python3 tests/run.py $(TESTS)
+
+# The main job: passthrough vs block device, side by side (QUICK=1: < 10 min)
+bench: guest
+	@python3 tools/bench.py $(if $(QUICK),--quick)
 
 clean:
 	rm -rf $(BUILD)

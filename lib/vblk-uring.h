@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the guest test programs for the virtio-blk passthrough
- * node: the disk's limits from sysfs, ring set-up, and preparing a
- * struct virtblk_uring_cmd SQE.
+ * Helpers shared by the guest programs (tests/prog, t/) for the virtio-blk
+ * passthrough node: the disk's limits from sysfs, ring set-up, and
+ * preparing a struct virtblk_uring_cmd SQE.
  */
 #ifndef VBLK_URING_H
 #define VBLK_URING_H
@@ -21,6 +21,7 @@ struct vblk_disk {
 	unsigned int dma_align;		/* dma_alignment + 1 */
 	uint64_t max_transfer;		/* the driver's documented limit */
 	uint64_t bytes;			/* capacity */
+	int polled;			/* the disk has poll queues */
 };
 
 static inline uint64_t vblk_sysfs_u64(const char *disk, const char *attr)
@@ -39,12 +40,15 @@ static inline uint64_t vblk_sysfs_u64(const char *disk, const char *attr)
 	return v;
 }
 
-/* dev is /dev/vdX or /dev/vdXc0. */
+/* dev is /dev/vdX or its passthrough node /dev/vdXc0. */
 static inline void vblk_disk_info(const char *dev, struct vblk_disk *d)
 {
 	const char *base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+	size_t n = strlen(base);
 	uint64_t seg, hw;
-	size_t n = strcspn(base, "c");
+
+	if (n > 2 && !strcmp(base + n - 2, "c0"))
+		n -= 2;
 
 	if (n >= sizeof(d->name))
 		n = sizeof(d->name) - 1;
@@ -53,6 +57,7 @@ static inline void vblk_disk_info(const char *dev, struct vblk_disk *d)
 	d->lbs = vblk_sysfs_u64(d->name, "queue/logical_block_size");
 	d->dma_align = vblk_sysfs_u64(d->name, "queue/dma_alignment") + 1;
 	d->bytes = vblk_sysfs_u64(d->name, "size") * 512;
+	d->polled = vblk_sysfs_u64(d->name, "queue/io_poll");
 	seg = vblk_sysfs_u64(d->name, "queue/max_segment_size");
 	if (seg > 4096)
 		seg = 4096;

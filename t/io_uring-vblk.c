@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * io_uring-vblk: an io_uring load generator for virtio-blk in the spirit of
+ * fio's t/io_uring, measuring the passthrough node and the block device
+ * side by side: -u1 drives /dev/vdXc0 with uring_cmd, -u0 drives /dev/vdX
+ * with ordinary io_uring reads and writes (O_DIRECT).  One flag switches the
+ * path; the op, size, depth, batching, polling and buffers stay the same.
+ *
+ * Prints IOPS and bandwidth every second and a summary at the end
+ * (IOPS, bandwidth, latency mean/p50/p99/p99.9 with -t1, I/Os per submit
+ * and per reap call), or the summary as JSON with -j.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vblk-uring.h"
+
+#define MAX_THREADS	16
+#define MAX_BATCH	256
+#define FLUSH_TAG	(1ULL << 63)	/* user_data of a flush */
+
+struct options {
+	const char *dev;
+	unsigned int depth, submit_batch, complete_batch, threads;
+	unsigned int bs, write_pct, runtime, flush_every;
+	uint64_t ios, size;
+	int cpu;
+	bool passthrough, random, polled, fixed, regfiles, sqpoll, vectored;
+	bool direct, track_lat, json, quiet;
+};
+
+struct submitter {
+	pthread_t thread;
+	unsigned int id;
+	int fd;
+	struct io_uring ring;
+	char **bufs;
+	struct iovec *iovs;
+	uint64_t *start_ns;		/* per buffer slot, with -t1 */
+	unsigned int *free_slots, nr_free;
+	uint64_t rng, seq_off;
+	uint64_t prepped;		/* data I/Os prepared */
+	unsigned int writes_since_flush;
+	/* results */
+	uint64_t done;			/* read by the reporter while running */
+	uint64_t submitted, submit_calls, reaped, reap_calls, flushes;
+	uint32_t *lat;
+	size_t nr_lat, lat_cap;
+	uint64_t begin_ns, end_ns;
+	int error;
+};
+
+static struct options o = {
+	.depth = 32, .threads = 1, .bs = 4096, .cpu = -1,
+	.random = true, .direct = true,
+};
+static struct vblk_disk disk;
+static struct submitter subs[MAX_THREADS];
+static volatile bool stop;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint64_t rnd(struct submitter *s)
+{
+	s->rng ^= s->rng << 13;
+	s->rng ^= s->rng >> 7;
+	s->rng ^= s->rng << 17;
+	return s->rng;
+}
+
+static void die(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "io_uring-vblk: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: io_uring-vblk [options] DEVICE\n"
+		"  -u 0|1   path: 0 = block device (/dev/vdX), 1 = passthrough node (/dev/vdXc0) [0]\n"
+		"  -d N     queue depth [32]\n"
+		"  -s N     submit batch [min(depth, 32)]\n"
+		"  -c N     complete batch [min(depth, 32)]\n"
+		"  -b N     block size in bytes [4096]\n"
+		"  -w PCT   percentage of writes: 0 reads, 100 writes [0]\n"
+		"  -x 0|1   random (1) or sequential (0) offsets [1]\n"
+		"  -p 0|1   polled completions (IORING_SETUP_IOPOLL) [0]\n"
+		"  -B 0|1   registered (fixed) buffers [0]\n"
+		"  -F 0|1   registered files [0]\n"
+		"  -S 0|1   SQPOLL [0]\n"
+		"  -V 0|1   vectored commands (readv/writev, IO_VEC) [0]\n"
+		"  -f N     a flush after every N writes (FLUSH / fsync) [0: none]\n"
+		"  -O 0|1   O_DIRECT on the block device [1]\n"
+		"  -n N     threads, each with its own ring [1]\n"
+		"  -C CPU   pin thread i to CPU+i [no pinning]\n"
+		"  -r SEC   runtime in seconds [10 unless -I]\n"
+		"  -I N     stop each thread after N I/Os\n"
+		"  -z BYTES use only the first BYTES of the device [all]\n"
+		"  -t 0|1   track latency percentiles [0]\n"
+		"  -j       print the summary as JSON\n"
+		"  -q       no per-second lines\n");
+	exit(2);
+}
+
+static uint64_t num(const char *s)
+{
+	char *end;
+	uint64_t v = strtoull(s, &end, 0);
+
+	if (*s == '\0' || *end != '\0')
+		usage();
+	return v;
+}
+
+static void parse_args(int argc, char **argv)
+{
+	int opt;
+
+	while ((opt = getopt(argc, argv, "u:d:s:c:b:w:x:p:B:F:S:V:f:O:n:C:r:I:z:t:jqh")) != -1) {
+		switch (opt) {
+		case 'u': o.passthrough = num(optarg); break;
+		case 'd': o.depth = num(optarg); break;
+		case 's': o.submit_batch = num(optarg); break;
+		case 'c': o.complete_batch = num(optarg); break;
+		case 'b': o.bs = num(optarg); break;
+		case 'w': o.write_pct = num(optarg); break;
+		case 'x': o.random = num(optarg); break;
+		case 'p': o.polled = num(optarg); break;
+		case 'B': o.fixed = num(optarg); break;
+		case 'F': o.regfiles = num(optarg); break;
+		case 'S': o.sqpoll = num(optarg); break;
+		case 'V': o.vectored = num(optarg); break;
+		case 'f': o.flush_every = num(optarg); break;
+		case 'O': o.direct = num(optarg); break;
+		case 'n': o.threads = num(optarg); break;
+		case 'C': o.cpu = num(optarg); break;
+		case 'r': o.runtime = num(optarg); break;
+		case 'I': o.ios = num(optarg); break;
+		case 'z': o.size = num(optarg); break;
+		case 't': o.track_lat = num(optarg); break;
+		case 'j': o.json = true; break;
+		case 'q': o.quiet = true; break;
+		default: usage();
+		}
+	}
+	if (optind != argc - 1)
+		usage();
+	o.dev = argv[optind];
+	if (!o.depth || o.depth > 4096 || !o.threads || o.threads > MAX_THREADS ||
+	    o.write_pct > 100 || !o.bs)
+		usage();
+	if (!o.submit_batch)
+		o.submit_batch = o.depth < 32 ? o.depth : 32;
+	if (!o.complete_batch)
+		o.complete_batch = o.depth < 32 ? o.depth : 32;
+	if (o.submit_batch > o.depth)
+		o.submit_batch = o.depth;
+	if (o.complete_batch > MAX_BATCH)
+		o.complete_batch = MAX_BATCH;
+	if (!o.runtime && !o.ios)
+		o.runtime = 10;
+	if (o.fixed && o.vectored)
+		die("%s", "-B1 and -V1 exclude each other: registered buffers are plain buffers");
+}
+
+/* Check that the device fits the path and the options; learn its limits. */
+static void check_device(void)
+{
+	struct stat st;
+
+	if (stat(o.dev, &st))
+		die(o.passthrough ? "%s: no such node (is virtio_blk the passthrough-capable one?)"
+				  : "%s: no such device", o.dev);
+	if (o.passthrough && S_ISBLK(st.st_mode))
+		die("%s is a block device: -u1 drives the passthrough node, /dev/vdXc0", o.dev);
+	if (!o.passthrough && S_ISCHR(st.st_mode))
+		die("%s is a character device: -u0 drives the block device, /dev/vdX", o.dev);
+	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))
+		die("%s is not a device", o.dev);
+	vblk_disk_info(o.dev, &disk);
+	if (o.polled && !disk.polled)
+		die("polling asked (-p1) but %s has no poll queues: load virtio_blk with poll_queues=N",
+		    disk.name);
+	if (o.bs % disk.lbs || o.bs > disk.max_transfer)
+		die("%s", "the block size must be a multiple of the logical block size, within the largest transfer");
+	if (!o.size || o.size > disk.bytes)
+		o.size = disk.bytes;
+	if (o.size < o.bs)
+		die("%s", "the device is smaller than one block");
+}
+
+static void setup(struct submitter *s)
+{
+	unsigned int flags = 0, i;
+	int ret;
+
+	s->fd = open(o.dev, O_RDWR | (!o.passthrough && o.direct ? O_DIRECT : 0));
+	if (s->fd < 0)
+		die("cannot open %s", o.dev);
+	if (o.passthrough)
+		flags |= IORING_SETUP_SQE128;
+	if (o.polled)
+		flags |= IORING_SETUP_IOPOLL;
+	if (o.sqpoll)
+		flags |= IORING_SETUP_SQPOLL;
+	ret = vblk_ring_init(&s->ring, o.depth, flags);
+	if (ret)
+		die("ring set-up failed: %s", strerror(-ret));
+
+	s->bufs = calloc(o.depth, sizeof(*s->bufs));
+	s->iovs = calloc(o.depth, sizeof(*s->iovs));
+	s->start_ns = calloc(o.depth, sizeof(*s->start_ns));
+	s->free_slots = calloc(o.depth, sizeof(*s->free_slots));
+	if (!s->bufs || !s->iovs || !s->start_ns || !s->free_slots)
+		die("%s", "out of memory");
+	for (i = 0; i < o.depth; i++) {
+		if (posix_memalign((void **)&s->bufs[i], 4096, o.bs))
+			die("%s", "out of memory");
+		memset(s->bufs[i], 0x5a, o.bs);
+		s->iovs[i] = (struct iovec){ s->bufs[i], o.bs };
+		s->free_slots[s->nr_free++] = i;
+	}
+	if (o.fixed && io_uring_register_buffers(&s->ring, s->iovs, o.depth))
+		die("%s", "registering buffers failed");
+	if (o.regfiles && io_uring_register_files(&s->ring, &s->fd, 1))
+		die("%s", "registering the file failed");
+	s->rng = 0x9e3779b97f4a7c15ULL * (s->id + 1);
+	s->seq_off = (o.size / o.threads / o.bs) * o.bs * s->id;
+}
+
+static uint64_t next_offset(struct submitter *s)
+{
+	uint64_t blocks = o.size / o.bs, off;
+
+	if (o.random)
+		return (rnd(s) % blocks) * o.bs;
+	off = s->seq_off;
+	s->seq_off = off + o.bs >= blocks * o.bs ? 0 : off + o.bs;
+	return off;
+}
+
+static void prep_passthrough(struct submitter *s, struct io_uring_sqe *sqe, unsigned int slot,
+			     bool write, uint64_t off)
+{
+	struct virtblk_uring_cmd cmd = {
+		.type = write ? VIRTIO_BLK_T_OUT : VIRTIO_BLK_T_IN,
+		.sector = off >> 9,
+		.data = (uintptr_t)(o.vectored ? (void *)&s->iovs[slot] : s->bufs[slot]),
+		.data_len = o.vectored ? 1 : o.bs,
+	};
+
+	vblk_prep_cmd(&s->ring, sqe, s->fd,
+		      o.vectored ? VIRTBLK_URING_CMD_IO_VEC : VIRTBLK_URING_CMD_IO, &cmd);
+	if (o.fixed)
+		vblk_prep_fixed(sqe, slot);
+}
+
+static void prep_block(struct submitter *s, struct io_uring_sqe *sqe, unsigned int slot,
+		       bool write, uint64_t off)
+{
+	if (o.vectored && write)
+		io_uring_prep_writev(sqe, s->fd, &s->iovs[slot], 1, off);
+	else if (o.vectored)
+		io_uring_prep_readv(sqe, s->fd, &s->iovs[slot], 1, off);
+	else if (o.fixed && write)
+		io_uring_prep_write_fixed(sqe, s->fd, s->bufs[slot], o.bs, off, slot);
+	else if (o.fixed)
+		io_uring_prep_read_fixed(sqe, s->fd, s->bufs[slot], o.bs, off, slot);
+	else if (write)
+		io_uring_prep_write(sqe, s->fd, s->bufs[slot], o.bs, off);
+	else
+		io_uring_prep_read(sqe, s->fd, s->bufs[slot], o.bs, off);
+}
+
+static void prep_flush(struct submitter *s, struct io_uring_sqe *sqe)
+{
+	struct virtblk_uring_cmd cmd = { .type = VIRTIO_BLK_T_FLUSH };
+
+	if (o.passthrough)
+		vblk_prep_cmd(&s->ring, sqe, s->fd, VIRTBLK_URING_CMD_IO, &cmd);
+	else
+		io_uring_prep_fsync(sqe, s->fd, 0);
+}
+
+static bool flush_due(const struct submitter *s)
+{
+	return o.flush_every && s->writes_since_flush == o.flush_every;
+}
+
+/* Whether -I leaves I/Os to issue, or the flush that follows the last. */
+static bool more_to_prep(const struct submitter *s)
+{
+	return !o.ios || s->prepped < o.ios || flush_due(s);
+}
+
+/* Prepare the next I/O, or the flush due after -f writes. */
+static void prep_one(struct submitter *s)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
+	unsigned int slot = s->free_slots[--s->nr_free];
+	bool write, flush = flush_due(s);
+	uint64_t off;
+
+	if (flush) {
+		prep_flush(s, sqe);
+		s->writes_since_flush = 0;
+	} else {
+		write = rnd(s) % 100 < o.write_pct;
+		off = next_offset(s);
+		if (o.passthrough)
+			prep_passthrough(s, sqe, slot, write, off);
+		else
+			prep_block(s, sqe, slot, write, off);
+		s->writes_since_flush += write;
+		s->prepped++;
+	}
+	if (o.regfiles) {
+		sqe->fd = 0;
+		sqe->flags |= IOSQE_FIXED_FILE;
+	}
+	sqe->user_data = slot | (flush ? FLUSH_TAG : 0);
+	if (o.track_lat)
+		s->start_ns[slot] = now_ns();
+}
+
+static void record_latency(struct submitter *s, unsigned int slot)
+{
+	uint64_t lat = now_ns() - s->start_ns[slot];
+
+	if (s->nr_lat == s->lat_cap) {
+		s->lat_cap = s->lat_cap ? 2 * s->lat_cap : 65536;
+		s->lat = realloc(s->lat, s->lat_cap * sizeof(*s->lat));
+		if (!s->lat)
+			die("%s", "out of memory");
+	}
+	s->lat[s->nr_lat++] = lat > UINT32_MAX ? UINT32_MAX : lat;
+}
+
+/* Reap what has completed; returns the number reaped, or -1 on an I/O error. */
+static int reap(struct submitter *s)
+{
+	struct io_uring_cqe *cqes[MAX_BATCH];
+	unsigned int n, i, data = 0;
+
+	n = io_uring_peek_batch_cqe(&s->ring, cqes, o.complete_batch);
+	if (!n)
+		return 0;
+	s->reap_calls++;
+	for (i = 0; i < n; i++) {
+		bool flush = cqes[i]->user_data & FLUSH_TAG;
+		unsigned int slot = cqes[i]->user_data & ~FLUSH_TAG;
+		int want = o.passthrough || flush ? 0 : (int)o.bs;
+
+		if (cqes[i]->res != want && !s->error) {
+			fprintf(stderr, "io_uring-vblk: I/O error: res=%d (%s)\n", cqes[i]->res,
+				cqes[i]->res < 0 ? strerror(-cqes[i]->res) : "device status");
+			s->error = 1;
+		}
+		if (flush)
+			s->flushes++;
+		else if (o.track_lat)
+			record_latency(s, slot);
+		data += !flush;
+		s->free_slots[s->nr_free++] = slot;
+	}
+	io_uring_cq_advance(&s->ring, n);
+	s->reaped += n;
+	__atomic_store_n(&s->done, s->done + data, __ATOMIC_RELAXED);
+	return s->error ? -1 : (int)n;
+}
+
+static void *run(void *arg)
+{
+	struct submitter *s = arg;
+	unsigned int inflight = 0;
+
+	if (o.cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(o.cpu + s->id, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	s->begin_ns = now_ns();
+	while ((!stop && more_to_prep(s)) || inflight) {
+		unsigned int to_submit = 0, room = 0, wait;
+		int ret;
+
+		if (!stop && !s->error) {
+			room = o.depth - inflight;
+			if (room > o.submit_batch)
+				room = o.submit_batch;
+		}
+		while (to_submit < room && more_to_prep(s)) {
+			prep_one(s);
+			to_submit++;
+		}
+		/* Wait only when nothing more can be submitted. */
+		wait = 0;
+		if (inflight + to_submit >= o.depth || !to_submit)
+			wait = o.complete_batch < inflight + to_submit ? o.complete_batch
+								       : inflight + to_submit;
+		ret = io_uring_submit_and_wait(&s->ring, wait);
+		if (ret < 0) {
+			fprintf(stderr, "io_uring-vblk: submit: %s\n", strerror(-ret));
+			s->error = 1;
+			break;
+		}
+		if (to_submit) {
+			s->submit_calls++;
+			s->submitted += ret;
+		}
+		inflight += ret;
+		ret = reap(s);
+		if (ret < 0)
+			stop = true;
+		else
+			inflight -= ret;
+	}
+	s->end_ns = now_ns();
+	return NULL;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct summary {
+	uint64_t ios, submitted, submit_calls, reaped, reap_calls, flushes;
+	double seconds, iops, mib_s;
+	double lat_mean, p50, p99, p999;
+	size_t nr_lat;
+};
+
+static void summarize(struct summary *sum)
+{
+	uint64_t begin = UINT64_MAX, end = 0;
+	uint32_t *all = NULL;
+	double total = 0;
+	unsigned int t;
+	size_t k = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	for (t = 0; t < o.threads; t++) {
+		struct submitter *s = &subs[t];
+
+		sum->ios += s->done;
+		sum->submitted += s->submitted;
+		sum->submit_calls += s->submit_calls;
+		sum->reaped += s->reaped;
+		sum->reap_calls += s->reap_calls;
+		sum->flushes += s->flushes;
+		sum->nr_lat += s->nr_lat;
+		begin = s->begin_ns < begin ? s->begin_ns : begin;
+		end = s->end_ns > end ? s->end_ns : end;
+	}
+	sum->seconds = (end - begin) / 1e9;
+	sum->iops = sum->ios / sum->seconds;
+	sum->mib_s = sum->iops * o.bs / (1 << 20);
+	if (!sum->nr_lat)
+		return;
+	all = malloc(sum->nr_lat * sizeof(*all));
+	if (!all)
+		die("%s", "out of memory");
+	for (t = 0; t < o.threads; t++) {
+		memcpy(all + k, subs[t].lat, subs[t].nr_lat * sizeof(*all));
+		k += subs[t].nr_lat;
+	}
+	qsort(all, k, sizeof(*all), cmp_u32);
+	for (k = 0; k < sum->nr_lat; k++)
+		total += all[k];
+	sum->lat_mean = total / sum->nr_lat;
+	sum->p50 = all[(size_t)(0.50 * (sum->nr_lat - 1))];
+	sum->p99 = all[(size_t)(0.99 * (sum->nr_lat - 1))];
+	sum->p999 = all[(size_t)(0.999 * (sum->nr_lat - 1))];
+	free(all);
+}
+
+static const char *rw_name(void)
+{
+	if (o.write_pct == 0)
+		return o.random ? "randread" : "read";
+	if (o.write_pct == 100)
+		return o.random ? "randwrite" : "write";
+	return o.random ? "randrw" : "rw";
+}
+
+static void print_summary(const struct summary *sum, int errors)
+{
+	double per_submit = sum->submit_calls ? (double)sum->submitted / sum->submit_calls : 0;
+	double per_reap = sum->reap_calls ? (double)sum->reaped / sum->reap_calls : 0;
+
+	if (o.json) {
+		printf("{\"path\": \"%s\", \"device\": \"%s\", \"rw\": \"%s\", \"write_pct\": %u, "
+		       "\"bs\": %u, \"depth\": %u, \"submit_batch\": %u, \"complete_batch\": %u, "
+		       "\"polled\": %d, \"fixed\": %d, \"regfiles\": %d, \"sqpoll\": %d, "
+		       "\"vectored\": %d, \"direct\": %d, \"threads\": %u, "
+		       "\"seconds\": %.3f, \"ios\": %" PRIu64 ", \"iops\": %.1f, \"mib_s\": %.2f, "
+		       "\"ios_per_submit\": %.2f, \"ios_per_reap\": %.2f, \"flushes\": %" PRIu64
+		       ", \"errors\": %d",
+		       o.passthrough ? "passthrough" : "block", o.dev, rw_name(), o.write_pct,
+		       o.bs, o.depth, o.submit_batch, o.complete_batch, o.polled, o.fixed,
+		       o.regfiles, o.sqpoll, o.vectored, o.direct, o.threads, sum->seconds,
+		       sum->ios, sum->iops, sum->mib_s, per_submit, per_reap, sum->flushes, errors);
+		if (sum->nr_lat)
+			printf(", \"lat_ns\": {\"mean\": %.0f, \"p50\": %.0f, \"p99\": %.0f, "
+			       "\"p99.9\": %.0f}", sum->lat_mean, sum->p50, sum->p99, sum->p999);
+		printf("}\n");
+		return;
+	}
+	printf("%s %s bs=%u depth=%u: IOPS=%.0f, BW=%.1fMiB/s, IOS/call=%.1f/%.1f, %" PRIu64
+	       " I/Os in %.2fs\n", o.passthrough ? "passthrough" : "block", rw_name(), o.bs,
+	       o.depth, sum->iops, sum->mib_s, per_submit, per_reap, sum->ios, sum->seconds);
+	if (sum->nr_lat)
+		printf("latency (usec): mean=%.1f, p50=%.1f, p99=%.1f, p99.9=%.1f\n",
+		       sum->lat_mean / 1e3, sum->p50 / 1e3, sum->p99 / 1e3, sum->p999 / 1e3);
+}
+
+/* Print the rate every second until the runtime is over or the threads end. */
+static void report(void)
+{
+	uint64_t start = now_ns(), last = 0, last_ns = start;
+	unsigned int t, finished;
+
+	for (;;) {
+		uint64_t done = 0, now;
+
+		usleep(100000);
+		now = now_ns();
+		if (o.runtime && now - start >= o.runtime * 1000000000ULL)
+			stop = true;
+		for (t = 0, finished = 0; t < o.threads; t++) {
+			done += __atomic_load_n(&subs[t].done, __ATOMIC_RELAXED);
+			finished += subs[t].end_ns != 0;
+		}
+		if (finished == o.threads)
+			return;
+		if (now - last_ns >= 1000000000ULL && !o.quiet && !o.json) {
+			double rate = (done - last) / ((now - last_ns) / 1e9);
+
+			printf("IOPS=%.0f, BW=%.1fMiB/s\n", rate, rate * o.bs / (1 << 20));
+			fflush(stdout);
+			last = done;
+			last_ns = now;
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct summary sum;
+	unsigned int t;
+	int errors = 0;
+
+	parse_args(argc, argv);
+	check_device();
+	for (t = 0; t < o.threads; t++) {
+		subs[t].id = t;
+		setup(&subs[t]);
+	}
+	for (t = 0; t < o.threads; t++)
+		if (pthread_create(&subs[t].thread, NULL, run, &subs[t]))
+			die("%s", "cannot start a thread");
+	report();
+	for (t = 0; t < o.threads; t++) {
+		pthread_join(subs[t].thread, NULL);
+		errors += subs[t].error;
+	}
+	summarize(&sum);
+	print_summary(&sum, errors);
+	return errors ? 1 : 0;
+}

@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""make bench: the passthrough node against the block device, side by side.
+
+Boots the guest once with a null-co virtio-blk disk on an iothread and
+virtio_blk loaded with a poll queue.  For every point (op x queue depth x
+interrupt/polled x tool) it runs the passthrough path (/dev/vdac0) and the
+block path (/dev/vda, O_DIRECT, scheduler none and mq-deadline) in
+alternation, the same op, size, depth and CPU for each, REPEATS times, and
+reports medians with their spread.  Writes results/bench.json (every run),
+results/bench.md (the table, passthrough/block ratios) and results/bench.png
+(IOPS against queue depth), and prints the table.
+
+usage: tools/bench.py [--quick] [--out DIR]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vm  # noqa: E402
+
+OPS = (("randread", 0), ("randwrite", 100))
+DEPTHS = (1, 8, 32)
+MODES = ("irq", "polled")
+PATHS = ("passthrough", "block-none", "block-mq-deadline")
+BS = 4096
+CPU = 0                 # every run is pinned to this guest CPU
+DISK = vm.Disk(id="d0", backend="null", size=64 << 30, iothread=True, num_queues=2)
+NODE, BLOCK = "/dev/vdac0", "/dev/vda"
+
+
+class IoUringVblk:
+    """t/io_uring-vblk: -u1 on the node, -u0 on the block device."""
+
+    name = "io_uring-vblk"
+
+    def command(self, path, write_pct, depth, polled, runtime):
+        dev = NODE if path == "passthrough" else BLOCK
+        return (f"io_uring-vblk -u{int(path == 'passthrough')} -d {depth} -b {BS} -w {write_pct} "
+                f"-p {int(polled)} -r {runtime} -t 1 -j -C {CPU} {dev}")
+
+    def parse(self, output):
+        r = json.loads(output.strip().splitlines()[-1])
+        lat = r.get("lat_ns", {})
+        return {"iops": r["iops"], "lat_mean_us": lat.get("mean", 0) / 1e3,
+                "lat_p50_us": lat.get("p50", 0) / 1e3, "lat_p99_us": lat.get("p99", 0) / 1e3}
+
+
+class Fio:
+    """fio: ioengine=io_uring_cmd with cmd_type=vblk against ioengine=io_uring."""
+
+    name = "fio"
+
+    def command(self, path, write_pct, depth, polled, runtime):
+        rw = "randwrite" if write_pct else "randread"
+        engine = ("--ioengine=io_uring_cmd --cmd_type=vblk --filename=" + NODE
+                  if path == "passthrough" else f"--ioengine=io_uring --direct=1 --filename={BLOCK}")
+        return (f"fio --name=bench {engine} --rw={rw} --bs={BS} --iodepth={depth} "
+                f"--hipri={int(polled)} --cpus_allowed={CPU} --time_based --runtime={runtime} "
+                f"--norandommap --randrepeat=0 --output-format=json")
+
+    def parse(self, output):
+        job = json.loads(output[output.index("{"):])["jobs"][0]
+        side = job["write"] if job["write"]["io_bytes"] else job["read"]
+        pct = side["clat_ns"].get("percentile", {})
+        return {"iops": side["iops"], "lat_mean_us": side["lat_ns"]["mean"] / 1e3,
+                "lat_p50_us": pct.get("50.000000", 0) / 1e3,
+                "lat_p99_us": pct.get("99.000000", 0) / 1e3}
+
+
+def points(tools):
+    for op, write_pct in OPS:
+        for depth in DEPTHS:
+            for mode in MODES:
+                for tool in tools:
+                    yield op, write_pct, depth, mode, tool
+
+
+def measure(guest, tools, repeats, runtime):
+    """Every run, in the order they ran: paths alternate within each repeat."""
+    runs = []
+    plan = list(points(tools))
+    total = len(plan) * repeats * len(PATHS)
+    for op, write_pct, depth, mode, tool in plan:
+        for rep in range(repeats):
+            # rotate the order so that no path always runs first
+            order = PATHS[rep % len(PATHS):] + PATHS[:rep % len(PATHS)]
+            for path in order:
+                if path != "passthrough":
+                    guest.output(f"echo {path.split('-', 1)[1]} > /sys/block/vda/queue/scheduler")
+                cmd = tool.command(path, write_pct, depth, mode == "polled", runtime)
+                status, out = guest.run(cmd, timeout=runtime * 10 + 60, check=False)
+                run = {"op": op, "depth": depth, "mode": mode, "tool": tool.name,
+                       "path": path, "repeat": rep, "command": cmd}
+                try:
+                    if status:
+                        raise ValueError(out.strip().splitlines()[-1] if out.strip() else status)
+                    run.update(tool.parse(out))
+                    shown = f"{run['iops'] / 1000:.1f}k IOPS"
+                except (ValueError, KeyError, IndexError) as e:
+                    run["error"] = str(e)
+                    shown = f"failed: {e}"
+                runs.append(run)
+                print(f"[{len(runs)}/{total}] {op} qd={depth} {mode} {tool.name} {path} "
+                      f"#{rep + 1}: {shown}", flush=True)
+    return runs
+
+
+def summarize(runs):
+    """Median and spread of every (point, tool, path)."""
+    groups = {}
+    for r in runs:
+        key = (r["op"], r["depth"], r["mode"], r["tool"], r["path"])
+        groups.setdefault(key, []).append(r)
+    summary = []
+    for (op, depth, mode, tool, path), rs in groups.items():
+        ok = [r for r in rs if "error" not in r]
+        entry = {"op": op, "depth": depth, "mode": mode, "tool": tool, "path": path,
+                 "runs": len(rs), "failed": len(rs) - len(ok)}
+        if ok:
+            iops = [r["iops"] for r in ok]
+            entry.update(iops_median=statistics.median(iops), iops_min=min(iops),
+                         iops_max=max(iops),
+                         lat_p50_us=statistics.median(r["lat_p50_us"] for r in ok),
+                         lat_p99_us=statistics.median(r["lat_p99_us"] for r in ok))
+        else:
+            entry["error"] = rs[-1]["error"]
+        summary.append(entry)
+    return summary
+
+
+def k(v):
+    return f"{v / 1000:.1f}k"
+
+
+def table(summary, tools):
+    by = {(s["op"], s["depth"], s["mode"], s["tool"], s["path"]): s for s in summary}
+    lines = ["| op | QD | completion | tool | passthrough IOPS | block, none | block, mq-deadline "
+             "| pt / none | pt / mq-deadline | p99 lat (us) pt / none |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for op, _, depth, mode, tool in points(tools):
+        cells = []
+        row = [by[(op, depth, mode, tool.name, p)] for p in PATHS]
+        for s in row:
+            cells.append(f"{k(s['iops_median'])} ({k(s['iops_min'])}-{k(s['iops_max'])})"
+                         if "iops_median" in s else "n/a")
+        ratios = []
+        for s in row[1:]:
+            both = "iops_median" in row[0] and "iops_median" in s
+            ratios.append(f"{row[0]['iops_median'] / s['iops_median']:.2f}" if both else "n/a")
+        lat = (f"{row[0]['lat_p99_us']:.0f} / {row[1]['lat_p99_us']:.0f}"
+               if "iops_median" in row[0] and "iops_median" in row[1] else "n/a")
+        lines.append(f"| {op} | {depth} | {mode} | {tool.name} | " + " | ".join(cells) +
+                     " | " + " | ".join(ratios) + f" | {lat} |")
+    return "\n".join(lines)
+
+
+def plot(summary, tools, out):
+    """IOPS against queue depth, one panel per op and completion mode."""
+    data = os.path.join(out, "bench.dat")
+    with open(data, "w") as f:
+        for op, _ in OPS:
+            for mode in MODES:
+                for tool in tools:
+                    for path in PATHS:
+                        f.write(f"# {op} {mode} {tool.name} {path}\n")
+                        for s in summary:
+                            if (s["op"], s["mode"], s["tool"], s["path"]) == (op, mode, tool.name, path):
+                                f.write(f"{s['depth']} {s.get('iops_median', 'NaN')}\n")
+                        f.write("\n\n")
+    script = ["set terminal pngcairo size 1400,1000 font ',10' noenhanced",
+              f"set output '{os.path.join(out, 'bench.png')}'",
+              "set multiplot layout 2,2 title 'virtio-blk: passthrough (/dev/vdac0) vs block device (/dev/vda), 4 KiB'",
+              "set logscale x 2", "set xlabel 'queue depth'", "set ylabel 'IOPS'",
+              "set key top left", "set grid", "set xtics (1, 8, 32)"]
+    index = 0
+    for op, _ in OPS:
+        for mode in MODES:
+            curves = []
+            for tool in tools:
+                for path in PATHS:
+                    dash = "dt 1" if tool.name == "io_uring-vblk" else "dt 2"
+                    curves.append(f"'{data}' index {index} using 1:2 with linespoints {dash} "
+                                  f"title '{path} ({tool.name})'")
+                    index += 1
+            script.append(f"set title '{op}, {mode}'")
+            script.append("plot " + ", ".join(curves))
+    script.append("unset multiplot")
+    subprocess.run(["gnuplot"], input="\n".join(script), text=True, check=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="3 repeats of 1 s (under 10 minutes)")
+    parser.add_argument("--out", default=os.path.join(vm.TOP, "results"))
+    args = parser.parse_args()
+    repeats, runtime = (3, 1) if args.quick else (5, 4)
+    os.makedirs(args.out, exist_ok=True)
+
+    started = time.time()
+    with vm.Guest("bench", [DISK]) as guest:
+        guest.load_vblk("poll_queues=1")
+        tools = [IoUringVblk()]
+        if guest.run("command -v fio", check=False)[0] == 0:
+            tools.append(Fio())
+        env = {
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "accel": guest.accel, "qemu": vm.qemu_version(),
+            "guest_kernel": guest.output("uname -r").strip(),
+            "guest_cpus": guest.cpus, "host_kernel": platform.release(),
+            "host_cpu": cpu_model(), "host_cores": os.cpu_count(),
+            "default_scheduler": guest.output("cat /sys/block/vda/queue/scheduler").strip(),
+            "queues": guest.output("dmesg | grep 'default/read/poll' | tail -n 1").split("virtio0: ")[-1].strip(),
+            "repeats": repeats, "runtime_s": runtime, "bs": BS, "cpu": CPU,
+            "disk": "null-co, read-zeroes, iothread, num-queues=2",
+        }
+        print(f"# {env['accel']}, {env['qemu']}, guest kernel {env['guest_kernel']}, "
+              f"{len(tools)} tool(s)", flush=True)
+        runs = measure(guest, tools, repeats, runtime)
+    summary = summarize(runs)
+    env["minutes"] = round((time.time() - started) / 60, 1)
+
+    with open(os.path.join(args.out, "bench.json"), "w") as f:
+        json.dump({"environment": env, "summary": summary, "runs": runs}, f, indent=1)
+    md = report(env, table(summary, tools))
+    with open(os.path.join(args.out, "bench.md"), "w") as f:
+        f.write(md)
+    plot(summary, tools, args.out)
+    print(md)
+
+
+def report(env, tbl):
+    under = ("TCG (software emulation): absolute numbers are not hardware numbers, the ratios "
+             "are the result" if env["accel"] == "tcg" else "KVM")
+    return (f"## make bench, {env['date']}\n\n"
+            f"Guest under {under}. {env['qemu']}; guest kernel {env['guest_kernel']} "
+            f"({env['guest_cpus']} vCPUs, virtio_blk queues {env['queues']}); host "
+            f"{env['host_cpu']}, {env['host_cores']} cores, kernel {env['host_kernel']}.\n\n"
+            f"Method: one boot, one {env['disk']} disk; 4 KiB, every run pinned to guest CPU "
+            f"{env['cpu']}; for each point the passthrough node and the block device (O_DIRECT) "
+            f"with scheduler none and mq-deadline run in alternation, {env['repeats']} times "
+            f"{env['runtime_s']} s each; medians with (min-max). The passthrough path does not "
+            f"use the I/O scheduler. The kernel's default scheduler for this disk: "
+            f"{env['default_scheduler']}. Took {env['minutes']} min.\n\n{tbl}\n")
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine()
+
+
+if __name__ == "__main__":
+    main()
