@@ -8,18 +8,20 @@
 #   make export   write build/linux's commits back to patches/
 #   make kernel   build the guest kernel (build/bzImage) and its modules
 #   make guest    the guest's programs and initramfs
+#   make fio      Debian's fio 3.33 with the series in fio-engine/ (build/fio/fio)
 #   make deps     install the Debian packages everything needs
 
 SHELL := /bin/bash
 BUILD := $(CURDIR)/build
 export BUILD
+FIO := $(BUILD)/fio/fio
 
 GUEST_CFLAGS := -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -static -Ilib \
 		-I$(BUILD)/kobj/usr/include
 GUEST_PROGS := $(patsubst tests/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard tests/prog/*.c)) \
 	       $(BUILD)/guest-bin/io_uring-vblk
 
-.PHONY: all deps src export kernel guest check test bench clean
+.PHONY: all deps src export kernel fio guest check test bench clean
 
 all: test
 
@@ -51,8 +53,11 @@ $(BUILD)/guest-bin/%32: tests/prog/%32.c $(wildcard tests/prog/*.h lib/*.h) $(UA
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) -m32 -o $@ $<
 
-guest: kernel $(GUEST_PROGS)
-	@guest/mkinitramfs.sh $(BUILD)/initramfs.cpio.gz $(BUILD)/modroot $(GUEST_PROGS)
+fio: deps
+	@scripts/fio.sh
+
+guest: kernel fio $(GUEST_PROGS)
+	@guest/mkinitramfs.sh $(BUILD)/initramfs.cpio.gz $(BUILD)/modroot $(GUEST_PROGS) $(FIO)
 
 check: kernel
 	@scripts/check.sh
