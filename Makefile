@@ -3,12 +3,14 @@
 #
 #   make bench    the main job: build, boot, benchmark table in results/ (QUICK=1)
 #   make test     build what is needed, run the whole suite (tests/run.py)
-#   make check    checkpatch --strict on the series; sparse and W=1 on the driver
+#   make check    checkpatch --strict, sparse and W=1, and a build of every patch
 #   make src      unpack the 6.12 base into build/linux and apply patches/
 #   make export   write build/linux's commits back to patches/
+#   make patches  the mail-ready series in build/patches/ (cover letter, v2)
 #   make kernel   build the guest kernel (build/bzImage) and its modules
 #   make guest    the guest's programs and initramfs
 #   make fio      Debian's fio 3.33 with the series in fio-engine/ (build/fio/fio)
+#   make fio-patches  the fio series, mail-ready, in build/fio-patches/
 #   make deps     install the Debian packages everything needs
 
 SHELL := /bin/bash
@@ -21,7 +23,7 @@ GUEST_CFLAGS := -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -static -Ilib \
 GUEST_PROGS := $(patsubst tests/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard tests/prog/*.c)) \
 	       $(BUILD)/guest-bin/io_uring-vblk
 
-.PHONY: all deps src export kernel fio guest check test bench clean
+.PHONY: all deps src export kernel fio guest check test bench patches fio-patches clean
 
 all: test
 
@@ -71,3 +73,11 @@ bench: guest
 
 clean:
 	rm -rf $(BUILD)
+
+# The series as it is mailed: build/patches/ (v2, cover letter, Cc list)
+patches: src
+	@scripts/patches.sh kernel
+
+# The fio series as it is mailed: build/fio-patches/
+fio-patches: fio
+	@scripts/patches.sh fio

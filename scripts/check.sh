@@ -2,7 +2,12 @@
 # make check: the kernel series' static checks.
 #   check.sh checkpatch   scripts/checkpatch.pl --strict on every patch
 #   check.sh driver       sparse (C=2) and W=1 build of the driver: no warnings
-#   check.sh              both
+#   check.sh bisect       every patch in turn: the touched objects build with
+#                         W=1 and sparse, the UAPI header compiles alone as
+#                         C and C++
+#   check.sh mail         make patches' mail-ready series, applied with git am
+#                         to the base, gives exactly the tree that was tested
+#   check.sh              all four
 . "$(dirname "$0")/common.sh"
 
 # The objects of every C file the series touches.
@@ -36,10 +41,81 @@ driver() {
 	echo "sparse and W=1: ${DRIVER_OBJS[*]} clean"
 }
 
+# The UAPI header, alone, as C and C++, against the headers in $1/usr/include.
+uapi_standalone() {
+	local inc=$1/usr/include src=$TOP/tests/uapi/virtio_blk.c
+	gcc -std=c11 -Wall -Wextra -Werror -I"$inc" -o /dev/null "$src" &&
+		g++ -x c++ -std=c++11 -Wall -Wextra -Werror -I"$inc" -o /dev/null "$src"
+}
+
+WORKTREE=$BUILD/bisect
+
+# A second worktree of build/linux, for checks that move from patch to patch.
+worktree() {
+	# (re)made when missing or left over from a previous build/linux
+	if ! git -C "$WORKTREE" rev-parse -q --verify "$BASE_TAG" >/dev/null 2>&1; then
+		rm -rf "$WORKTREE"
+		ktree_git worktree prune
+		ktree_git worktree add -q --detach "$WORKTREE" "$BASE_TAG"
+	fi
+}
+
+bisect() {
+	local wt=$WORKTREE obj=$BUILD/bisect-obj log=$LOGS/check-bisect.log
+	local stamp=$obj/.vblk-bisected key c objs n=0
+	key=$( (series_digest; cat "$0" "$TOP/tests/uapi/virtio_blk.c" "$KOBJ/.config") | sha256sum)
+	if [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
+		echo "bisect: the series was checked patch by patch already"
+		return
+	fi
+	worktree
+	mkdir -p "$obj"
+	cp "$KOBJ/.config" "$obj/.config"
+	: >"$log"
+	for c in $(ktree_git rev-list --reverse "$BASE_TAG..HEAD"); do
+		n=$((n + 1))
+		git -C "$wt" checkout -q --detach "$c"
+		mapfile -t objs < <(git -C "$wt" diff --name-only "$BASE_TAG" HEAD -- '*.c' | sed 's/\.c$/.o/')
+		echo "== patch $n: $(git -C "$wt" log -1 --format=%s)" >>"$log"
+		if ! make -C "$wt" O="$obj" -j"$(nproc)" CC="ccache gcc" W=1 C=1 \
+				"${objs[@]}" headers >>"$log" 2>&1; then
+			tail -30 "$log"
+			die "patch $n does not build (log: build/logs/check-bisect.log)"
+		fi
+		if grep -E 'warning:|error:' "$log" | grep -q .; then
+			grep -E 'warning:|error:' "$log"
+			die "patch $n adds sparse or W=1 warnings (log: build/logs/check-bisect.log)"
+		fi
+		uapi_standalone "$obj" >>"$log" 2>&1 ||
+			{ tail -20 "$log"; die "patch $n: the UAPI header does not compile alone"; }
+	done
+	echo "$key" >"$stamp"
+	echo "bisect: $n patch(es) each build with W=1 and sparse; the UAPI header compiles alone (C, C++)"
+}
+
+mail() {
+	local log=$LOGS/check-mail.log
+	"$TOP/scripts/patches.sh" kernel >"$log" 2>&1 || { cat "$log"; die "make patches failed"; }
+	local mails
+	mapfile -t mails < <(ls "$BUILD"/patches/*.patch | grep -v -- '-0000-cover-letter\.patch$')
+	worktree
+	git -C "$WORKTREE" checkout -q --detach "$BASE_TAG"
+	if ! git -C "$WORKTREE" am -q "${mails[@]}" >>"$log" 2>&1; then
+		git -C "$WORKTREE" am --abort >/dev/null 2>&1 || true
+		cat "$log"
+		die "the mail-ready series does not apply with git am to the base"
+	fi
+	[ "$(git -C "$WORKTREE" rev-parse 'HEAD^{tree}')" = "$(ktree_git rev-parse 'HEAD^{tree}')" ] ||
+		die "the mail-ready series applied to the base differs from build/linux"
+	echo "mail: build/patches applies with git am to the base and gives the tested tree"
+}
+
 mkdir -p "$LOGS"
 case "${1:-all}" in
 checkpatch) checkpatch ;;
 driver) driver ;;
-all) checkpatch; driver ;;
-*) die "usage: check.sh [checkpatch|driver]" ;;
+bisect) bisect ;;
+mail) mail ;;
+all) checkpatch; driver; bisect; mail ;;
+*) die "usage: check.sh [checkpatch|driver|bisect|mail]" ;;
 esac

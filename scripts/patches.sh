@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# make patches / make fio-patches: the mail-ready form of a patch series,
+# with its cover letter filled in from the series' cover-letter.txt (first
+# line the subject; @BENCH@ becomes the make bench table of README.md,
+# @BASE@ the base's description) and its addresses.
+#   patches.sh kernel   patches/ on build/linux   -> build/patches/  (v2, get_maintainer.pl)
+#   patches.sh fio      fio-engine/ on build/fio  -> build/fio-patches/ (fio's list)
+. "$(dirname "$0")/common.sh"
+
+case "${1:-kernel}" in
+kernel)
+	tree=$KSRC base=$BASE_TAG dir=$PATCHES out=$BUILD/patches prefix=(-v2)
+	[ -d "$tree/.git" ] || die "no kernel tree: run make src"
+	# get_maintainer.pl does not name the io-uring list for drivers/block
+	mapfile -t addresses < <(cd "$KSRC" && scripts/get_maintainer.pl --no-rolestats \
+		--no-git --no-git-fallback --no-multiline $(series_patches | sed "s|^|$PATCHES/|") |
+		tr ',' '\n' | sed 's/^ *//' | grep .)
+	[ ${#addresses[@]} -gt 0 ] || die "get_maintainer.pl named nobody"
+	args=(--to=linux-block@vger.kernel.org)
+	for a in "${addresses[@]}" io-uring@vger.kernel.org; do
+		[ "$a" = linux-block@vger.kernel.org ] || args+=(--cc="$a")
+	done
+	;;
+fio)
+	tree=$BUILD/fio base=fio-base dir=$TOP/fio-engine out=$BUILD/fio-patches prefix=()
+	[ -d "$tree/.git" ] || die "no fio tree: run make fio"
+	args=(--to=fio@vger.kernel.org --cc="Jens Axboe <axboe@kernel.dk>"
+	      --cc="Vincent Fu <vincent.fu@samsung.com>")
+	;;
+*)
+	die "usage: patches.sh [kernel|fio]"
+	;;
+esac
+
+rm -rf "$out"
+mkdir -p "$out"
+git -C "$tree" format-patch -q "${prefix[@]}" --cover-letter --no-signature --thread=shallow \
+	"${args[@]}" -o "$out" "$base..HEAD"
+
+bench=$(sed -n '/<!-- bench -->/,/<!-- \/bench -->/p' "$TOP/README.md" | sed '1d;$d')
+BENCH=${bench:-"(no make bench table in README.md)"} \
+BASE=$(git -C "$tree" log -1 --format=%s "$base") \
+python3 - "$out"/*0000-cover-letter.patch "$dir/cover-letter.txt" <<'PY'
+import os, sys
+cover, template = sys.argv[1:3]
+subject, _, body = open(template).read().partition("\n\n")
+for key in ("BENCH", "BASE"):
+    body = body.replace(f"@{key}@", os.environ[key].strip())
+text = open(cover).read()
+text = text.replace("*** SUBJECT HERE ***", subject.strip())
+text = text.replace("*** BLURB HERE ***", body.rstrip())
+open(cover, "w").write(text)
+PY
+note "$(ls "$out" | wc -l) files in ${out#"$TOP"/} (cover letter included)"

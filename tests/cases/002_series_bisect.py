@@ -1,0 +1,6 @@
+"""Each patch of the series, applied in order, builds: the objects it
+touches with W=1 and sparse, and the UAPI header alone as C and as C++."""
+
+
+def test(t):
+    t.host("scripts/check.sh", "bisect")

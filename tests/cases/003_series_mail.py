@@ -1,0 +1,7 @@
+"""make patches writes a mail-ready series (v2, cover letter, Cc list)
+that git am applies to the unpacked base, giving exactly the tree the
+tests run on."""
+
+
+def test(t):
+    t.host("scripts/check.sh", "mail")
