@@ -355,7 +355,7 @@ static void record_latency(struct submitter *s, unsigned int slot)
 	s->lat[s->nr_lat++] = lat > UINT32_MAX ? UINT32_MAX : lat;
 }
 
-/* Reap what has completed; returns the number reaped, or -1 on an I/O error. */
+/* Reap what has completed; returns the number reaped (errors set s->error). */
 static int reap(struct submitter *s)
 {
 	struct io_uring_cqe *cqes[MAX_BATCH];
@@ -385,7 +385,7 @@ static int reap(struct submitter *s)
 	io_uring_cq_advance(&s->ring, n);
 	s->reaped += n;
 	__atomic_store_n(&s->done, s->done + data, __ATOMIC_RELAXED);
-	return s->error ? -1 : (int)n;
+	return n;
 }
 
 static void *run(void *arg)
@@ -430,11 +430,9 @@ static void *run(void *arg)
 			s->submitted += ret;
 		}
 		inflight += ret;
-		ret = reap(s);
-		if (ret < 0)
-			stop = true;
-		else
-			inflight -= ret;
+		inflight -= reap(s);
+		if (s->error)
+			stop = true;	/* drain what is in flight, then end */
 	}
 	s->end_ns = now_ns();
 	return NULL;
