@@ -5,12 +5,18 @@ and SQPOLL.  Data is checked across the guest boundary with the host's own
 fio (Debian's, the same 3.33): what the host writes into the image file the
 guest's engine verifies (verify_only), and stops verifying once the host
 corrupts a few bytes of one block, naming that block; what the guest's
-engine writes the host's fio verifies in the image."""
+engine writes the host's fio verifies in the image.  Trims and syncs go
+through the engine too: its trims (discards), sequential and random, punch
+holes in the image at exactly the blocks fio trimmed, and a trim larger
+than the device's largest discard is refused up front; with fsync=4 (and
+end_fsync) QMP's flush_operations moves by exactly the syncs fio issued,
+one flush each, and fsync_on_close is refused."""
 
 import json
 import os
 import re
 
+from helpers import image_has_data
 from vm import Disk
 
 MiB = 1 << 20
@@ -42,6 +48,22 @@ CORRUPT = PLANTED_START + 123 * 4096 + 1000      # a few bytes inside one block
 # The guest writes this layout; the host verifies it in the image.
 GUEST_WRITTEN = "--name=guestw --rw=randwrite --bs=16k --offset=48M --size=4M --randseed=77"
 
+# Trims: the guest fills 2M, then trims the middle half of its first 1M
+# sequentially and half of the 64k blocks of its second 1M at random.
+TRIM_AREA, TRIM_BS = 56 * MiB, 64 << 10
+TRIM_FILL = f"--name=trimfill --rw=write --bs={TRIM_BS} --offset={TRIM_AREA} --size=2M"
+SEQ_TRIM_START, SEQ_TRIM_SIZE = TRIM_AREA + 256 * 1024, 512 * 1024
+SEQ_TRIM = f"--name=trim --rw=trim --bs={TRIM_BS} --offset={SEQ_TRIM_START} --size={SEQ_TRIM_SIZE}"
+RAND_TRIM_AREA = TRIM_AREA + MiB
+RAND_TRIM_LOG = "/tmp/randtrim.iolog"
+RAND_TRIM = (f"--name=randtrim --rw=randtrim --bs={TRIM_BS} --offset={RAND_TRIM_AREA} --size=1M "
+             f"--io_size=512k --randseed=11 --write_iolog={RAND_TRIM_LOG}")
+
+# Syncs: 64 writes of 4k with a sync after every 4th write (fio issues it
+# before the next write, so none follows the last)
+SYNC_WRITES = 64
+FSYNC = f"--rw=write --bs=4k --offset=60M --size={SYNC_WRITES * 4}k --fsync=4 --output-format=json"
+
 
 def requires():
     if not os.access(HOST_FIO, os.X_OK):
@@ -49,15 +71,22 @@ def requires():
     return None
 
 
-def guest_fio(t, g, job):
-    """Run fio in the guest; return (exit status, its output, (bytes written,
-    bytes read) as QEMU's device counted them)."""
+def guest_fio(t, g, job, counters=("wr_bytes", "rd_bytes")):
+    """Run fio in the guest; return (exit status, its output, how QEMU's
+    device counters moved: by default (bytes written, bytes read))."""
     before = g.blockstats("d0")
     status, out = g.run(f"fio {job}", timeout=300, check=False)
     after = g.blockstats("d0")
     t.log(f"guest: fio {job}\n-> {status}\n{out}")
-    moved = tuple(after[k] - before[k] for k in ("wr_bytes", "rd_bytes"))
+    moved = tuple(after[k] - before[k] for k in counters)
     return status, out, moved
+
+
+def fio_json(t, out):
+    """The one job of fio's --output-format=json report in out."""
+    start, end = out.find("{"), out.rfind("}")
+    t.expect(0 <= start < end, f"no JSON report from fio:\n{out[-1500:]}")
+    return json.loads(out[start:end + 1])["jobs"][0]
 
 
 def errors(out):
@@ -82,8 +111,91 @@ def host_fio(t, job, image):
     return json.loads(out)["jobs"][0]
 
 
+def blocks(start, size):
+    return range(start, start + size, TRIM_BS)
+
+
+def expect_holes(t, what, image, area, size, trimmed):
+    """Every TRIM_BS block of [area, area + size) is a hole in the image if
+    it is in trimmed, and holds data if not."""
+    wrong = [(off, off in trimmed) for off in blocks(area, size)
+             if image_has_data(image, off, TRIM_BS) == (off in trimmed)]
+    t.expect(not wrong, f"{what}: blocks that are not as trimmed "
+             f"(offset, trimmed): {wrong}")
+
+
+def test_trims(t, g, disk):
+    """Fill, trim through the engine, and look for the holes in the image."""
+    expect_clean(t, "filling the trim area",
+                 guest_fio(t, g, f"{TRIM_FILL} {ENGINE}"), 2 * MiB, 0)
+    expect_holes(t, "after the fill", disk.image, TRIM_AREA, 2 * MiB, set())
+
+    # sequential: the middle half of the first 1M
+    status, out, moved = guest_fio(t, g, f"{SEQ_TRIM} {ENGINE}")
+    t.expect(status == 0, f"rw=trim: fio failed (status {status}):\n{errors(out)}")
+    t.expect_equal(moved, (0, 0), "rw=trim: bytes the device (wrote, read)")
+    expect_holes(t, "rw=trim", disk.image, TRIM_AREA, MiB,
+                 set(blocks(SEQ_TRIM_START, SEQ_TRIM_SIZE)))
+
+    # random, with iovecs and a polled ring (a trim is still one plain
+    # command): half the blocks of the second 1M, as fio's iolog names them
+    status, out, _ = guest_fio(t, g, f"{RAND_TRIM} {ENGINE} --nonvectored=0 --hipri")
+    t.expect(status == 0, f"rw=randtrim: fio failed (status {status}):\n{errors(out)}")
+    log = g.output(f"cat {RAND_TRIM_LOG}")
+    t.log(f"{RAND_TRIM_LOG}:\n{log}")
+    # "[TIME] FILE trim OFFSET LENGTH" (iolog versions 3 and 2)
+    trims = [tuple(map(int, f[f.index("trim") + 1:f.index("trim") + 3]))
+             for f in map(str.split, log.splitlines()) if "trim" in f]
+    t.expect_equal((len(trims), {length for _, length in trims}), (8, {TRIM_BS}),
+                   "rw=randtrim: (trims, their lengths) in fio's iolog")
+    trimmed = {off for off, _ in trims}
+    t.expect_equal(len(trimmed), 8, "rw=randtrim: distinct blocks trimmed")
+    expect_holes(t, "rw=randtrim", disk.image, RAND_TRIM_AREA, MiB, trimmed)
+
+    # a trim larger than the device's largest discard: refused up front
+    max_discard = int(g.output("cat /sys/block/vda/queue/discard_max_hw_bytes"))
+    t.expect(max_discard > 0, "the disk has no discard")
+    too_big = f"--name=bigtrim --rw=trim --bs={max_discard + 512} --size={max_discard + 512}"
+    status, out, _ = guest_fio(t, g, f"{too_big} {ENGINE}")
+    t.expect(status != 0 and "larger than the disk's largest discard" in out,
+             f"a trim of {max_discard + 512} bytes was not refused up front:\n{errors(out)}")
+
+
+def test_syncs(t, g):
+    """fsync=4 and end_fsync: the device sees each sync as one flush."""
+    counters = ("wr_operations", "flush_operations")
+    syncs = (SYNC_WRITES - 1) // 4   # after writes 4, 8, ... 60
+    # One at a time, the count is fio's rule exactly, and the last write
+    # completes last, so end_fsync adds one (fio's report leaves it out).
+    status, out, moved = guest_fio(t, g, f"--name=fsync {ENGINE} {FSYNC} --iodepth=1 "
+                                   "--end_fsync=1", counters)
+    t.expect(status == 0, f"fsync=4: fio failed (status {status}):\n{errors(out)}")
+    t.expect_equal(fio_json(t, out)["sync"]["total_ios"], syncs, "fsync=4: syncs fio issued")
+    t.expect_equal(moved, (SYNC_WRITES, syncs + 1),
+                   "fsync=4, end_fsync: (writes, flushes) the device saw")
+
+    # Four deep on a polled ring, how many syncs fio issues depends on
+    # timing: after a 4th write it issues one for each I/O it gets until
+    # one completes, and it skips the next if a sync completed last.  Its
+    # report says how many; the device must see each of them.  (No
+    # end_fsync here: fio skips it too when a sync completes last.)
+    status, out, moved = guest_fio(t, g, f"--name=fsyncq {ENGINE} {FSYNC} --hipri", counters)
+    t.expect(status == 0, f"fsync=4, iodepth=4: fio failed (status {status}):\n{errors(out)}")
+    issued = fio_json(t, out)["sync"]["total_ios"]
+    t.expect(issued > 0, "fsync=4, iodepth=4: fio issued no sync")
+    t.expect_equal(moved, (SYNC_WRITES, issued),
+                   "fsync=4, iodepth=4: (writes, flushes) the device saw")
+
+    # fsync_on_close would fsync(2) the node, which has no fsync
+    status, out, moved = guest_fio(t, g, f"--name=onclose {ENGINE} --rw=write --bs=4k "
+                                   "--offset=60M --size=16k --fsync_on_close=1", counters)
+    t.expect(status != 0 and "fsync_on_close is not supported" in out,
+             f"fsync_on_close was not refused:\n{errors(out)}")
+    t.expect_equal(moved, (0, 0), "fsync_on_close: (writes, flushes) the device saw")
+
+
 def test(t):
-    disk = Disk(size=64 * MiB)
+    disk = Disk(size=64 * MiB, discard=True)
     g = t.guest([disk], vblk="poll_queues=1")
     t.expect_equal(g.output("cat /sys/block/vda/queue/io_poll").strip(), "1",
                    "io_poll with poll_queues=1")
@@ -121,3 +233,9 @@ def test(t):
     expect_clean(t, "guest write for the host", result, 4 * MiB, 0)
     checked = host_fio(t, f"{GUEST_WRITTEN} --verify_only=1", disk.image)
     t.expect_equal(checked["read"]["io_bytes"], 4 * MiB, "bytes the host verified")
+
+    # (d) trims are discards: holes in the image, exactly where fio trimmed
+    test_trims(t, g, disk)
+
+    # (e) syncs are flushes: as many as fio issued reach the device
+    test_syncs(t, g)
