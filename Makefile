@@ -2,7 +2,8 @@
 # boot it under QEMU with virtio-blk disks, test and measure.
 #
 #   make bench    the main job: build, boot, benchmark table in results/ (QUICK=1)
-#   make test     build what is needed, run the whole suite (tests/run.py)
+#   make test     build what is needed, run the whole suite (tests/run.py);
+#                 DEBUG=1 on the sanitizer kernel (any target that boots)
 #   make check    checkpatch --strict, sparse and W=1, and a build of every patch
 #   make src      unpack the 6.12 base into build/linux and apply patches/
 #   make export   write build/linux's commits back to patches/
@@ -10,20 +11,26 @@
 #   make kernel   build the guest kernel (build/bzImage) and its modules
 #   make guest    the guest's programs and initramfs
 #   make fio      Debian's fio 3.33 with the series in fio-engine/ (build/fio/fio)
+#   make fio-export   write build/fio's commits back to fio-engine/
 #   make fio-patches  the fio series, mail-ready, in build/fio-patches/
 #   make deps     install the Debian packages everything needs
 
 SHELL := /bin/bash
 BUILD := $(CURDIR)/build
 export BUILD
+# DEBUG=1: the debug guest kernel (KASAN, lockdep, kmemleak, ...; kernel/debug.config)
+VARIANT := $(if $(DEBUG),debug)
+SUFFIX := $(if $(VARIANT),-$(VARIANT))
+export VARIANT
+KOBJ := $(BUILD)/kobj$(SUFFIX)
 FIO := $(BUILD)/fio/fio
 
 GUEST_CFLAGS := -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -static -Ilib \
-		-I$(BUILD)/kobj/usr/include
+		-I$(KOBJ)/usr/include
 GUEST_PROGS := $(patsubst tests/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard tests/prog/*.c)) \
 	       $(BUILD)/guest-bin/io_uring-vblk
 
-.PHONY: all deps src export kernel fio guest check test bench patches fio-patches clean
+.PHONY: all deps src export kernel fio fio-export guest check test bench patches fio-patches clean
 
 all: test
 
@@ -34,12 +41,15 @@ src: deps
 	@scripts/src.sh
 
 export:
-	@scripts/export.sh
+	@scripts/export.sh kernel
+
+fio-export:
+	@scripts/export.sh fio
 
 kernel: src
 	@scripts/kernel.sh
 
-UAPI_HEADERS := $(BUILD)/kobj/usr/include/linux/virtio_blk.h
+UAPI_HEADERS := $(KOBJ)/usr/include/linux/virtio_blk.h
 $(UAPI_HEADERS): | kernel ;
 
 $(BUILD)/guest-bin/%: tests/prog/%.c $(wildcard tests/prog/*.h lib/*.h) $(UAPI_HEADERS) | kernel
@@ -59,7 +69,8 @@ fio: deps
 	@scripts/fio.sh
 
 guest: kernel fio $(GUEST_PROGS)
-	@guest/mkinitramfs.sh $(BUILD)/initramfs.cpio.gz $(BUILD)/modroot $(GUEST_PROGS) $(FIO)
+	@guest/mkinitramfs.sh $(BUILD)/initramfs$(SUFFIX).cpio.gz $(BUILD)/modroot$(SUFFIX) \
+		$(GUEST_PROGS) $(FIO)
 
 check: kernel
 	@scripts/check.sh

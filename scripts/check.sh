@@ -15,7 +15,7 @@ mapfile -t DRIVER_OBJS < <(ktree_git diff --name-only "$BASE_TAG" HEAD -- '*.c' 
 
 checkpatch() {
 	local p out fail=0
-	for p in $(series_patches); do
+	for p in $(series_patches "$PATCHES"); do
 		if ! out=$(cd "$KSRC" && scripts/checkpatch.pl --strict --terse --no-summary \
 				--show-types "$PATCHES/$p" 2>&1) || [ -n "$out" ]; then
 			echo "$out"
@@ -24,7 +24,7 @@ checkpatch() {
 		fi
 	done
 	[ $fail -eq 0 ] || die "checkpatch --strict found problems"
-	echo "checkpatch: $(series_patches | wc -l) patch(es) clean"
+	echo "checkpatch: $(series_patches "$PATCHES" | wc -l) patch(es) clean"
 }
 
 driver() {
@@ -63,7 +63,7 @@ worktree() {
 bisect() {
 	local wt=$WORKTREE obj=$BUILD/bisect-obj log=$LOGS/check-bisect.log
 	local stamp=$obj/.vblk-bisected key c objs n=0
-	key=$( (series_digest; cat "$0" "$TOP/tests/uapi/virtio_blk.c" "$KOBJ/.config") | sha256sum)
+	key=$( (series_digest "$PATCHES"; cat "$0" "$TOP/tests/uapi/virtio_blk.c" "$KOBJ/.config") | sha256sum)
 	if [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
 		echo "bisect: the series was checked patch by patch already"
 		return

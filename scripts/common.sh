@@ -6,14 +6,20 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 KSRC=$BUILD/linux               # base + series, a git repository
-KOBJ=$BUILD/kobj                # out-of-tree kernel objects
+# The guest kernel's variant: "" or "debug" (sanitizers: make ... DEBUG=1).
+# Each has its own objects, image, modules and initramfs (name$SUFFIX).
+VARIANT=${VARIANT:-}
+SUFFIX=${VARIANT:+-$VARIANT}
+KOBJ=$BUILD/kobj$SUFFIX         # out-of-tree kernel objects
 LOGS=$BUILD/logs
 # ccache hashes paths under build/ relative to it, so every clone shares hits.
 export CCACHE_BASEDIR=$BUILD
 BASE_TARBALL=${BASE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 BASE_TAG=vblk-base              # the commit holding the unpacked base
-PATCHES=$TOP/patches
-SERIES=$PATCHES/series
+PATCHES=$TOP/patches           # the kernel series
+FIO_SRC=$BUILD/fio              # Debian's fio + fio-engine/, a git repository
+FIO_BASE_TAG=fio-base           # not fio-N.N: FIO-VERSION-GEN would pick it up
+FIO_PATCHES=$TOP/fio-engine     # the fio series
 
 # Options shared by every `git format-patch` that writes or checks patches/.
 FORMAT_PATCH_OPTS=(--zero-commit --no-signature --no-renames)
@@ -27,17 +33,8 @@ note() {
 	echo ">> $*" >&2
 }
 
-# The patch files named in patches/series, in order.
-series_patches() {
-	grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$SERIES" || true
-}
-
-# A digest of the series as committed in patches/.
-series_digest() {
-	(cat "$SERIES"; series_patches | while read -r p; do cat "$PATCHES/$p"; done) |
-		sha256sum | cut -d' ' -f1
-}
-
 ktree_git() {
 	git -C "$KSRC" "$@"
 }
+
+. "$TOP/scripts/series.sh"

@@ -1,18 +1,12 @@
 #!/usr/bin/env bash
-# make export: write the commits of build/linux on top of the base back to
-# patches/ (one git format-patch file each, plus the series file).
+# make export / make fio-export: write the commits made in a source tree
+# back to its series (one git format-patch file each, plus the series file).
+#   export.sh kernel   build/linux -> patches/
+#   export.sh fio      build/fio   -> fio-engine/
 . "$(dirname "$0")/common.sh"
 
-[ -d "$KSRC/.git" ] || die "no kernel tree: run make src first"
-[ -z "$(ktree_git status --porcelain)" ] ||
-	die "build/linux has uncommitted changes: commit them first"
-
-header=$(grep '^#' "$SERIES" || true)
-rm -f "$PATCHES"/*.patch
-ktree_git format-patch -q "${FORMAT_PATCH_OPTS[@]}" -o "$PATCHES" "$BASE_TAG..HEAD"
-{
-	[ -z "$header" ] || echo "$header"
-	(cd "$PATCHES" && ls -- *.patch 2>/dev/null || true)
-} >"$SERIES"
-echo "$(series_digest) $(ktree_git rev-parse HEAD)" >"$KSRC/.git/vblk-sync"
-note "exported $(series_patches | wc -l) patch(es) to patches/"
+case "${1:-kernel}" in
+kernel) series_export "$KSRC" "$BASE_TAG" "$PATCHES" ;;
+fio) series_export "$FIO_SRC" "$FIO_BASE_TAG" "$FIO_PATCHES" ;;
+*) die "usage: export.sh [kernel|fio]" ;;
+esac

@@ -13,7 +13,7 @@ kernel)
 	[ -d "$tree/.git" ] || die "no kernel tree: run make src"
 	# get_maintainer.pl does not name the io-uring list for drivers/block
 	mapfile -t addresses < <(cd "$KSRC" && scripts/get_maintainer.pl --no-rolestats \
-		--no-git --no-git-fallback --no-multiline $(series_patches | sed "s|^|$PATCHES/|") |
+		--no-git --no-git-fallback --no-multiline $(series_patches "$PATCHES" | sed "s|^|$PATCHES/|") |
 		tr ',' '\n' | sed 's/^ *//' | grep .)
 	[ ${#addresses[@]} -gt 0 ] || die "get_maintainer.pl named nobody"
 	args=(--to=linux-block@vger.kernel.org)
@@ -22,7 +22,7 @@ kernel)
 	done
 	;;
 fio)
-	tree=$BUILD/fio base=fio-base dir=$TOP/fio-engine out=$BUILD/fio-patches prefix=()
+	tree=$FIO_SRC base=$FIO_BASE_TAG dir=$FIO_PATCHES out=$BUILD/fio-patches prefix=()
 	[ -d "$tree/.git" ] || die "no fio tree: run make fio"
 	args=(--to=fio@vger.kernel.org --cc="Jens Axboe <axboe@kernel.dk>"
 	      --cc="Vincent Fu <vincent.fu@samsung.com>")
