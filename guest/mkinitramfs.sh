@@ -6,7 +6,7 @@
 
 out=$1 modroot=$2
 shift 2
-root=$BUILD/initramfs.d
+root=${out%.cpio.gz}.d
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,lib,lib64,etc,proc,sys,dev,tmp,root,home/user}
 

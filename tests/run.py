@@ -84,6 +84,13 @@ class Context:
     def skip(self, reason):
         raise Skip(reason)
 
+    def complaints(self):
+        """What the kernels of this test's guests complained about."""
+        found = []
+        for guest in self.guests:
+            found += [f"{guest.name}: {line}" for line in guest.complaints()]
+        return found
+
     def close(self):
         for guest in self.guests:
             guest.stop()
@@ -111,6 +118,9 @@ def run_one(name, module):
     signal.alarm(TEST_TIMEOUT)
     try:
         module.test(t)
+        complaints = t.complaints()
+        if complaints:
+            raise TestFailure("the kernel complained:\n" + "\n".join(complaints[:30]))
         return "PASS", ""
     except Skip as e:
         return "SKIP", str(e)
@@ -131,7 +141,8 @@ def main():
     wanted = sys.argv[1:]
     paths = sorted(p for p in os.listdir(CASES) if p.endswith(".py"))
     counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
-    print(f"# guests run under {vm.detect_accel()}; {vm.qemu_version()}", flush=True)
+    print(f"# guests run under {vm.detect_accel()}; {vm.qemu_version()}; "
+          f"{vm.VARIANT or 'default'} kernel", flush=True)
     for path in paths:
         name, module = load(os.path.join(CASES, path))
         if wanted and not any(w in name for w in wanted):

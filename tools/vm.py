@@ -20,6 +20,7 @@ import argparse
 import base64
 import dataclasses
 import os
+import re
 import shutil
 import signal
 import socket
@@ -33,8 +34,19 @@ from qmp import QMP, QMPError  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
-KERNEL = os.path.join(BUILD, "bzImage")
-INITRD = os.path.join(BUILD, "initramfs.cpio.gz")
+# VARIANT=debug (make ... DEBUG=1): the sanitizer kernel, slower, so every
+# time limit stretches by SLOWDOWN, and a kmemleak scan ends each guest.
+VARIANT = os.environ.get("VARIANT", "")
+SUFFIX = f"-{VARIANT}" if VARIANT else ""
+KERNEL = os.path.join(BUILD, f"bzImage{SUFFIX}")
+INITRD = os.path.join(BUILD, f"initramfs{SUFFIX}.cpio.gz")
+SLOWDOWN = 4 if VARIANT == "debug" else 1
+# What a kernel prints when something is wrong (sanitizers, lockdep, WARN...)
+KERNEL_COMPLAINTS = re.compile(
+    r"BUG:|WARNING:|Oops|general protection fault|KASAN|UBSAN|"
+    r"possible circular locking|possible recursive locking|inconsistent lock state|"
+    r"INFO: (rcu|task .* blocked)|rcu_.*stall|unreferenced object|ODEBUG:|"
+    r"refcount_t:|list_(add|del) corruption|kernel BUG")
 GUESTS = os.path.join(BUILD, "guests")
 READY = b"@@VBLK-READY@@\n"
 RC_PREFIX = b"\n@@VBLK-RC="
@@ -127,7 +139,7 @@ class Guest:
         self.cpus, self.memory = cpus, memory
         self.append = append
         self.accel = accel or detect_accel()
-        self.boot_timeout = boot_timeout
+        self.boot_timeout = boot_timeout * SLOWDOWN
         self.dir = os.path.join(GUESTS, name)
         self.console = os.path.join(self.dir, "console.log")
         self.proc = self.agent = self.qmp = None
@@ -197,6 +209,20 @@ class Guest:
                 if time.monotonic() > deadline:
                     raise GuestError(f"QEMU did not open {path}")
                 time.sleep(0.02)
+
+    def complaints(self):
+        """The kernel's complaints so far: sanitizer, lockdep, WARN, BUG lines,
+        and on the debug kernel what a kmemleak scan finds now."""
+        found = []
+        if VARIANT == "debug" and self.proc is not None and self.proc.poll() is None:
+            # a scan reports only what has been unreferenced a while: scan twice
+            _, leaks = self.run("echo scan > /sys/kernel/debug/kmemleak; sleep 1; "
+                                "echo scan > /sys/kernel/debug/kmemleak; "
+                                "cat /sys/kernel/debug/kmemleak", timeout=120, check=False)
+            found += [f"kmemleak: {line}" for line in leaks.splitlines() if line.strip()][:20]
+        with open(self.console, errors="replace") as f:
+            found += [line.rstrip() for line in f if KERNEL_COMPLAINTS.search(line)]
+        return found
 
     def stop(self):
         """Kill QEMU (the guest keeps nothing worth a clean shutdown)."""
@@ -273,6 +299,7 @@ class Guest:
         is called with each chunk of raw output as it arrives.
         """
         started = time.monotonic()
+        timeout *= SLOWDOWN
         what = f"'{script.strip()[:60]}'"
         self.agent.sendall(base64.b64encode(script.encode()) + b"\n")
         output = self._read_until(RC_PREFIX, timeout, what, stream)
