@@ -61,7 +61,7 @@ worktree() {
 }
 
 bisect() {
-	local wt=$WORKTREE obj=$BUILD/bisect-obj log=$LOGS/check-bisect.log
+	local wt=$WORKTREE obj=$BUILD/bisect-obj$SUFFIX log=$LOGS/check-bisect.log
 	local stamp=$obj/.vblk-bisected key c objs n=0
 	key=$( (series_digest "$PATCHES"; cat "$0" "$TOP/tests/uapi/virtio_blk.c" "$KOBJ/.config") | sha256sum)
 	if [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then

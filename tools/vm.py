@@ -41,6 +41,12 @@ SUFFIX = f"-{VARIANT}" if VARIANT else ""
 KERNEL = os.path.join(BUILD, f"bzImage{SUFFIX}")
 INITRD = os.path.join(BUILD, f"initramfs{SUFFIX}.cpio.gz")
 SLOWDOWN = 4 if VARIANT == "debug" else 1
+# Under TCG the debug kernel can leave a vCPU without host time for longer
+# than RCU's 21 s default; a real stall still shows after 300 s, and a hang
+# as a command's time limit.  acpi=noirq: its AML interpreter is so slow
+# that QEMU's _PRT loop runs into ACPICA's 30 s loop timeout at every boot
+# (virtio uses MSI-X; ACPI still enumerates CPUs and hot-plug slots).
+DEBUG_CMDLINE = "rcupdate.rcu_cpu_stall_timeout=300 acpi=noirq" if VARIANT == "debug" else ""
 # What a kernel prints when something is wrong (sanitizers, lockdep, WARN...)
 KERNEL_COMPLAINTS = re.compile(
     r"BUG:|WARNING:|Oops|general protection fault|KASAN|UBSAN|"
@@ -154,7 +160,9 @@ class Guest:
                "-no-reboot", "-machine", f"pc,accel={self.accel}", "-cpu", cpu,
                "-smp", str(self.cpus), "-m", self.memory,
                "-kernel", KERNEL, "-initrd", INITRD,
-               "-append", f"console=ttyS0 panic=-1 oops=panic quiet {self.append}".strip(),
+               # loglevel=5: warnings (WARN, lockdep, KASAN) reach the console log
+               "-append", f"console=ttyS0 panic=-1 oops=panic loglevel=5 {DEBUG_CMDLINE} "
+                          f"{self.append}".strip(),
                "-chardev", f"file,id=console,path={self.console}", "-serial", "chardev:console",
                "-chardev", f"socket,id=agent,path={sockdir}/agent,server=on,wait=on",
                "-serial", "chardev:agent",
