@@ -38,7 +38,7 @@ CASES = [
     ("unmapped iovec array", "-w -v 2 -l 8192 -a 0x1000", "EFAULT"),
     ("write on a node opened read-only", "-w -O r", "EACCES"),
     ("read into an unmapped buffer", "-a 0x1000", "EFAULT"),
-    ("GET_ID into an unmapped buffer", "-t 8 -l 20 -a 0x1000", "EFAULT"),
+    ("GET_ID into an unmapped buffer", "-t 8 -l 20 -s 0 -a 0x1000", "EFAULT"),
     ("read on a node opened write-only", "-O w", "EACCES"),
 ]
 
