@@ -51,7 +51,7 @@ DEBUG_CMDLINE = "rcupdate.rcu_cpu_stall_timeout=300 acpi=noirq" if VARIANT == "d
 KERNEL_COMPLAINTS = re.compile(
     r"BUG:|WARNING:|Oops|general protection fault|KASAN|UBSAN|"
     r"possible circular locking|possible recursive locking|inconsistent lock state|"
-    r"INFO: (rcu|task .* blocked)|rcu_.*stall|unreferenced object|ODEBUG:|"
+    r"INFO: task .* blocked|detected stalls? on CPU|self-detected stall|unreferenced object|ODEBUG:|"
     r"refcount_t:|list_(add|del) corruption|kernel BUG")
 GUESTS = os.path.join(BUILD, "guests")
 READY = b"@@VBLK-READY@@\n"
@@ -268,8 +268,10 @@ class Guest:
             return GuestHang(f"guest hung: no answer to {what} within {timeout:.0f}s "
                              f"(killed; console log {where}):\n{tail}")
         self.proc.wait()
+        with open(self.console, errors="replace") as f:
+            why = [line.strip() for line in f if "Kernel panic" in line][:1]
         return GuestDied(f"guest died during {what} (QEMU exit status {self.proc.returncode}; "
-                         f"console log {where}):\n{tail}")
+                         f"console log {where}){': ' + why[0] if why else ''}:\n{tail}")
 
     def _read_until(self, marker, timeout, what, stream=None):
         """Read agent output until marker; return what came before it.
