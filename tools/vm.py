@@ -93,6 +93,7 @@ class Disk:
     queue_size: int = None
     iothread: bool = False
     block_size: int = None      # logical (and physical) block size
+    faults: tuple = ()          # ("read"|"write", sector): blkdebug fails I/O there with EIO
     image: str = None           # set by Guest: the raw image's path on the host
 
     def blockdev_args(self):
@@ -103,10 +104,20 @@ class Disk:
         if self.backend != "raw":
             raise ValueError(f"unknown disk backend {self.backend!r}")
         unmap = "unmap" if self.discard else "ignore"
-        return ["-blockdev", f"driver=file,node-name={self.id}-file,filename={self.image},"
-                f"discard={unmap},read-only={ro}",
-                "-blockdev", f"driver=raw,node-name={self.id},file={self.id}-file,"
+        args = ["-blockdev", f"driver=file,node-name={self.id}-file,filename={self.image},"
                 f"discard={unmap},read-only={ro}"]
+        below = f"{self.id}-file"
+        if self.faults:
+            # blkdebug between the raw format and the file: the raw driver's
+            # read_aio/write_aio events fail the requests touching a sector
+            rules = ",".join(f"inject-error.{i}.event={kind}_aio,inject-error.{i}.iotype={kind},"
+                             f"inject-error.{i}.errno=5,inject-error.{i}.sector={sector}"
+                             for i, (kind, sector) in enumerate(self.faults))
+            args += ["-blockdev", f"driver=blkdebug,node-name={self.id}-faults,"
+                     f"image={below},{rules}"]
+            below = f"{self.id}-faults"
+        return args + ["-blockdev", f"driver=raw,node-name={self.id},file={below},"
+                       f"discard={unmap},read-only={ro}"]
 
     def device_props(self):
         """The virtio-blk-pci properties, as QMP device_add takes them."""
