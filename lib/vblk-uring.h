@@ -14,6 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A whole number as strtoull() reads it (0x for hex); else usage(), which exits. */
+static inline uint64_t vblk_number(const char *s, void (*usage)(void))
+{
+	char *end;
+	uint64_t v = strtoull(s, &end, 0);
+
+	if (*s == '\0' || *end != '\0')
+		usage();
+	return v;
+}
+
 /* What the tests need to know about a disk, read from its sysfs queue. */
 struct vblk_disk {
 	char name[32];			/* "vda" */

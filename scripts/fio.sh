@@ -35,13 +35,7 @@ unpack_base() {
 		"Debian fio $(cd "$FIO_DEB" && ls fio_*.dsc | sed 's/^fio_\(.*\)\.dsc$/\1/') source" "$FIO_SRC"
 }
 
-mkdir -p "$BUILD" "$LOGS"
-if [ ! -d "$FIO_SRC/.git" ]; then
-	unpack_base
-	series_apply "$FIO_SRC" "$FIO_BASE_TAG" "$FIO_PATCHES"
-else
-	series_sync "$FIO_SRC" "$FIO_BASE_TAG" "$FIO_PATCHES" "make fio-export"
-fi
+series_tree "$FIO_SRC" "$FIO_BASE_TAG" "$FIO_PATCHES" "make fio-export" unpack_base
 
 # configure again only when its options (or compiler) change; fio's
 # Makefile re-runs it by itself when a patch touches configure.

@@ -95,6 +95,21 @@ series_sync() {
 		die "${dir#"$TOP"/}/ and $name disagree: run '$export', or remove $name to start again from ${dir#"$TOP"/}/"
 }
 
+# Make TREE the base plus the series in DIR: the first time, UNPACK (a
+# command that creates TREE with its base commit tagged TAG) and apply the
+# series; after that, series_sync (EXPORT names the command that writes the
+# tree's commits back).
+series_tree() {
+	local tree=$1 tag=$2 dir=$3 export=$4 unpack=$5
+	mkdir -p "$BUILD" "$LOGS"
+	if [ ! -d "$tree/.git" ]; then
+		"$unpack"
+		series_apply "$tree" "$tag" "$dir"
+	else
+		series_sync "$tree" "$tag" "$dir" "$export"
+	fi
+}
+
 # Write TREE's commits on top of TAG to DIR (format-patch files and series).
 series_export() {
 	local tree=$1 tag=$2 dir=$3 header

@@ -16,10 +16,4 @@ unpack_base() {
 	series_init_base "$tmp" "$BASE_TAG" "Debian linux-source-6.12 $version" "$KSRC"
 }
 
-mkdir -p "$BUILD" "$LOGS"
-if [ ! -d "$KSRC/.git" ]; then
-	unpack_base
-	series_apply "$KSRC" "$BASE_TAG" "$PATCHES"
-else
-	series_sync "$KSRC" "$BASE_TAG" "$PATCHES" "make export"
-fi
+series_tree "$KSRC" "$BASE_TAG" "$PATCHES" "make export" unpack_base

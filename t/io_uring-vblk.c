@@ -121,42 +121,32 @@ static void usage(void)
 	exit(2);
 }
 
-static uint64_t num(const char *s)
-{
-	char *end;
-	uint64_t v = strtoull(s, &end, 0);
-
-	if (*s == '\0' || *end != '\0')
-		usage();
-	return v;
-}
-
 static void parse_args(int argc, char **argv)
 {
 	int opt;
 
 	while ((opt = getopt(argc, argv, "u:d:s:c:b:w:x:p:B:F:S:V:f:O:n:C:r:I:z:t:jqh")) != -1) {
 		switch (opt) {
-		case 'u': o.passthrough = num(optarg); break;
-		case 'd': o.depth = num(optarg); break;
-		case 's': o.submit_batch = num(optarg); break;
-		case 'c': o.complete_batch = num(optarg); break;
-		case 'b': o.bs = num(optarg); break;
-		case 'w': o.write_pct = num(optarg); break;
-		case 'x': o.random = num(optarg); break;
-		case 'p': o.polled = num(optarg); break;
-		case 'B': o.fixed = num(optarg); break;
-		case 'F': o.regfiles = num(optarg); break;
-		case 'S': o.sqpoll = num(optarg); break;
-		case 'V': o.vectored = num(optarg); break;
-		case 'f': o.flush_every = num(optarg); break;
-		case 'O': o.direct = num(optarg); break;
-		case 'n': o.threads = num(optarg); break;
-		case 'C': o.cpu = num(optarg); break;
-		case 'r': o.runtime = num(optarg); break;
-		case 'I': o.ios = num(optarg); break;
-		case 'z': o.size = num(optarg); break;
-		case 't': o.track_lat = num(optarg); break;
+		case 'u': o.passthrough = vblk_number(optarg, usage); break;
+		case 'd': o.depth = vblk_number(optarg, usage); break;
+		case 's': o.submit_batch = vblk_number(optarg, usage); break;
+		case 'c': o.complete_batch = vblk_number(optarg, usage); break;
+		case 'b': o.bs = vblk_number(optarg, usage); break;
+		case 'w': o.write_pct = vblk_number(optarg, usage); break;
+		case 'x': o.random = vblk_number(optarg, usage); break;
+		case 'p': o.polled = vblk_number(optarg, usage); break;
+		case 'B': o.fixed = vblk_number(optarg, usage); break;
+		case 'F': o.regfiles = vblk_number(optarg, usage); break;
+		case 'S': o.sqpoll = vblk_number(optarg, usage); break;
+		case 'V': o.vectored = vblk_number(optarg, usage); break;
+		case 'f': o.flush_every = vblk_number(optarg, usage); break;
+		case 'O': o.direct = vblk_number(optarg, usage); break;
+		case 'n': o.threads = vblk_number(optarg, usage); break;
+		case 'C': o.cpu = vblk_number(optarg, usage); break;
+		case 'r': o.runtime = vblk_number(optarg, usage); break;
+		case 'I': o.ios = vblk_number(optarg, usage); break;
+		case 'z': o.size = vblk_number(optarg, usage); break;
+		case 't': o.track_lat = vblk_number(optarg, usage); break;
 		case 'j': o.json = true; break;
 		case 'q': o.quiet = true; break;
 		default: usage();

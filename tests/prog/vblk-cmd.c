@@ -52,16 +52,6 @@ static void usage(void)
 	exit(2);
 }
 
-static unsigned long long num(const char *s)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 0);
-
-	if (*s == '\0' || *end != '\0')
-		usage();
-	return v;
-}
-
 /* Parse SECTOR:SECTORS[:FLAGS],... into buf; return the bytes used. */
 static size_t parse_ranges(char *spec, struct virtio_blk_discard_write_zeroes *r, size_t max)
 {
@@ -113,18 +103,18 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "wk:s:l:v:FA:a:L:t:o:f:p:SPqyO:U:W:R:iZ")) != -1) {
 		switch (opt) {
 		case 'w': write = true; break;
-		case 'k': seed = num(optarg); check = true; break;
-		case 's': cmd.sector = num(optarg); break;
-		case 'l': len = num(optarg); break;
-		case 'v': nr_vec = num(optarg); break;
+		case 'k': seed = vblk_number(optarg, usage); check = true; break;
+		case 's': cmd.sector = vblk_number(optarg, usage); break;
+		case 'l': len = vblk_number(optarg, usage); break;
+		case 'v': nr_vec = vblk_number(optarg, usage); break;
 		case 'F': fixed = true; break;
-		case 'A': misalign = num(optarg); break;
-		case 'a': addr = num(optarg); raw_addr = true; break;
-		case 'L': data_len = num(optarg); raw_len = true; break;
-		case 't': type = num(optarg); break;
-		case 'o': cmd_op = num(optarg); break;
-		case 'f': cmd.flag = num(optarg); break;
-		case 'p': cmd.ioprio = num(optarg); break;
+		case 'A': misalign = vblk_number(optarg, usage); break;
+		case 'a': addr = vblk_number(optarg, usage); raw_addr = true; break;
+		case 'L': data_len = vblk_number(optarg, usage); raw_len = true; break;
+		case 't': type = vblk_number(optarg, usage); break;
+		case 'o': cmd_op = vblk_number(optarg, usage); break;
+		case 'f': cmd.flag = vblk_number(optarg, usage); break;
+		case 'p': cmd.ioprio = vblk_number(optarg, usage); break;
 		case 'S': ring_flags &= ~IORING_SETUP_SQE128; break;
 		case 'P': ring_flags |= IORING_SETUP_IOPOLL; break;
 		case 'q': ring_flags |= IORING_SETUP_SQPOLL; break;
@@ -132,7 +122,7 @@ int main(int argc, char **argv)
 		case 'O':
 			mode = !strcmp(optarg, "r") ? O_RDONLY : !strcmp(optarg, "w") ? O_WRONLY : O_RDWR;
 			break;
-		case 'U': uid = num(optarg); break;
+		case 'U': uid = vblk_number(optarg, usage); break;
 		case 'W': wait_for = optarg; break;
 		case 'R': ranges = optarg; break;
 		case 'i': print_id = true; break;

@@ -17,21 +17,12 @@
 #include <unistd.h>
 
 #include "pattern.h"
+#include "vblk-uring.h"
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: vblk-io [-b BS] write|verify DEV OFFSET LEN SEED\n");
 	exit(2);
-}
-
-static uint64_t number(const char *s)
-{
-	char *end;
-	uint64_t v = strtoull(s, &end, 0);
-
-	if (*s == '\0' || *end != '\0')
-		usage();
-	return v;
 }
 
 /* One read or write of len bytes at off; returns the result of the CQE. */
@@ -66,7 +57,7 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "b:")) != -1) {
 		if (opt != 'b')
 			usage();
-		bs = number(optarg);
+		bs = vblk_number(optarg, usage);
 	}
 	if (argc - optind != 5)
 		usage();
@@ -76,9 +67,9 @@ int main(int argc, char **argv)
 		is_write = 0;
 	else
 		usage();
-	off = number(argv[optind + 2]);
-	len = number(argv[optind + 3]);
-	seed = number(argv[optind + 4]);
+	off = vblk_number(argv[optind + 2], usage);
+	len = vblk_number(argv[optind + 3], usage);
+	seed = vblk_number(argv[optind + 4], usage);
 	if (!bs || bs % 8 || off % 8 || len % bs)
 		usage();
 
