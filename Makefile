@@ -10,6 +10,7 @@
 #   make patches  the mail-ready series in build/patches/ (cover letter, v2)
 #   make kernel   build the guest kernel (build/bzImage) and its modules
 #   make guest    the guest's programs and initramfs
+#   make liburing liburing 2.15 for the guest programs (build/liburing/prefix)
 #   make fio      Debian's fio 3.33 with the series in fio-engine/ (build/fio/fio)
 #   make fio-export   write build/fio's commits back to fio-engine/
 #   make fio-patches  the fio series, mail-ready, in build/fio-patches/
@@ -27,10 +28,16 @@ FIO := $(BUILD)/fio/fio
 
 GUEST_CFLAGS := -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -static -Ilib \
 		-I$(KOBJ)/usr/include
+# The guest programs link liburing 2.15, built static by make liburing, not
+# the machine's (bookworm has 2.3).
+LIBURING := $(BUILD)/liburing/prefix
+LIBURING_A := $(LIBURING)/lib/liburing.a
+URING_CFLAGS := -I$(LIBURING)/include
+URING_LIBS := -L$(LIBURING)/lib -luring
 GUEST_PROGS := $(patsubst tests/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard tests/prog/*.c)) \
 	       $(BUILD)/guest-bin/io_uring-vblk
 
-.PHONY: all deps src export kernel fio fio-export guest check test bench patches fio-patches clean
+.PHONY: all deps src export kernel liburing fio fio-export guest check test bench patches fio-patches clean
 
 all: test
 
@@ -52,13 +59,20 @@ kernel: src
 UAPI_HEADERS := $(KOBJ)/usr/include/linux/virtio_blk.h
 $(UAPI_HEADERS): | kernel ;
 
-$(BUILD)/guest-bin/%: tests/prog/%.c $(wildcard tests/prog/*.h lib/*.h) $(UAPI_HEADERS) | kernel
-	@mkdir -p $(@D)
-	gcc $(GUEST_CFLAGS) -o $@ $< -luring
+liburing: $(LIBURING_A)
 
-$(BUILD)/guest-bin/io_uring-vblk: t/io_uring-vblk.c $(wildcard lib/*.h) $(UAPI_HEADERS) | kernel
+$(LIBURING_A): scripts/liburing.sh | deps
+	@scripts/liburing.sh
+
+$(BUILD)/guest-bin/%: tests/prog/%.c $(wildcard tests/prog/*.h lib/*.h) $(UAPI_HEADERS) \
+		$(LIBURING_A) | kernel
 	@mkdir -p $(@D)
-	gcc $(GUEST_CFLAGS) -pthread -o $@ $< -luring -lm
+	gcc $(GUEST_CFLAGS) $(URING_CFLAGS) -o $@ $< $(URING_LIBS)
+
+$(BUILD)/guest-bin/io_uring-vblk: t/io_uring-vblk.c $(wildcard lib/*.h) $(UAPI_HEADERS) \
+		$(LIBURING_A) | kernel
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) $(URING_CFLAGS) -pthread -o $@ $< $(URING_LIBS) -lm
 
 # 32-bit programs (*32.c) use raw system calls: there is no -m32 liburing.
 $(BUILD)/guest-bin/%32: tests/prog/%32.c $(wildcard tests/prog/*.h lib/*.h) $(UAPI_HEADERS) | kernel
