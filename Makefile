@@ -11,9 +11,11 @@
 #   make kernel   build the guest kernel (build/bzImage) and its modules
 #   make guest    the guest's programs and initramfs
 #   make liburing liburing 2.15 for the guest programs (build/liburing/prefix)
-#   make fio      Debian's fio 3.33 with the series in fio-engine/ (build/fio/fio)
-#   make fio-export   write build/fio's commits back to fio-engine/
-#   make fio-patches  the fio series, mail-ready, in build/fio-patches/
+#   make fio      the guest's fio: 3.41 with the port of fio-engine/ (build/fio/fio)
+#   make fio-export   write build/fio's commits back to fio-engine/3.41/
+#   make fio-master   fio-engine/ on fio master (FIO_MASTER=<fio git repository>)
+#   make fio-master-export  write build/fio-master's commits back to fio-engine/
+#   make fio-patches  the fio series for fio master, mail-ready, in build/fio-patches/
 #   make deps     install the Debian packages everything needs
 
 SHELL := /bin/bash
@@ -37,7 +39,8 @@ URING_LIBS := -L$(LIBURING)/lib -luring
 GUEST_PROGS := $(patsubst tests/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard tests/prog/*.c)) \
 	       $(BUILD)/guest-bin/io_uring-vblk
 
-.PHONY: all deps src export kernel liburing fio fio-export guest check test bench patches fio-patches clean
+.PHONY: all deps src export kernel liburing fio fio-export fio-master fio-master-export guest check \
+	test bench patches fio-patches clean
 
 all: test
 
@@ -53,6 +56,9 @@ export:
 fio-export:
 	@scripts/export.sh fio
 
+fio-master-export:
+	@scripts/export.sh fio-master
+
 kernel: src
 	@scripts/kernel.sh
 
@@ -61,7 +67,7 @@ $(UAPI_HEADERS): | kernel ;
 
 liburing: $(LIBURING_A)
 
-$(LIBURING_A): scripts/liburing.sh | deps
+$(LIBURING_A): scripts/liburing.sh scripts/common.sh | deps
 	@scripts/liburing.sh
 
 $(BUILD)/guest-bin/%: tests/prog/%.c $(wildcard tests/prog/*.h lib/*.h) $(UAPI_HEADERS) \
@@ -79,8 +85,12 @@ $(BUILD)/guest-bin/%32: tests/prog/%32.c $(wildcard tests/prog/*.h lib/*.h) $(UA
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) -m32 -o $@ $<
 
-fio: deps
+# fio's cmd_type=vblk uses the guest kernel's <linux/virtio_blk.h>
+fio: deps $(UAPI_HEADERS)
 	@scripts/fio.sh
+
+fio-master: deps $(UAPI_HEADERS)
+	@scripts/fio.sh master
 
 guest: kernel fio $(GUEST_PROGS)
 	@guest/mkinitramfs.sh $(BUILD)/initramfs$(SUFFIX).cpio.gz $(BUILD)/modroot$(SUFFIX) \
@@ -104,5 +114,5 @@ patches: src
 	@scripts/patches.sh kernel
 
 # The fio series as it is mailed: build/fio-patches/
-fio-patches: fio
+fio-patches: fio-master
 	@scripts/patches.sh fio

@@ -1,5 +1,6 @@
 # Shared settings for the build scripts; sourced, never run.
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # its variables are for the scripts that source it
 
 set -euo pipefail
 
@@ -17,9 +18,17 @@ export CCACHE_BASEDIR=$BUILD
 BASE_TARBALL=${BASE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 BASE_TAG=vblk-base              # the commit holding the unpacked base
 PATCHES=$TOP/patches           # the kernel series
-FIO_SRC=$BUILD/fio              # Debian's fio + fio-engine/, a git repository
+# fio: the cmd_type=vblk series is written for fio's master branch (make
+# fio-master, make fio-patches); the guest runs fio FIO_VERSION (sid's
+# upstream tarball, make deps) with the series' port to that version.
+FIO_VERSION=3.41
+FIO_PATCHES=$TOP/fio-engine     # the fio series, for fio master
+FIO_PORT=$FIO_PATCHES/$FIO_VERSION  # the series ported to fio FIO_VERSION
+FIO_SRC=$BUILD/fio              # fio FIO_VERSION + FIO_PORT, a git repository
+FIO_MASTER_SRC=$BUILD/fio-master  # fio master + FIO_PATCHES, a git repository
 FIO_BASE_TAG=fio-base           # not fio-N.N: FIO-VERSION-GEN would pick it up
-FIO_PATCHES=$TOP/fio-engine     # the fio series
+# liburing for the guest programs: sid's source (make deps)
+LIBURING_VERSION=2.15
 
 # Options shared by every `git format-patch` that writes or checks patches/.
 FORMAT_PATCH_OPTS=(--zero-commit --no-signature --no-renames)

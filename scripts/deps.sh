@@ -14,11 +14,11 @@ APT_DIR=$BUILD/apt
 # says what it is) is kept; scripts/src.sh unpacks it.
 KERNEL_PKG=linux-source-7.3
 KERNEL_VERSION=7.3.4-1~bpo13+1
-# Source packages, as apt-get source names them.  fio's .dsc does not
-# download, its upstream tarball does: only that one is fetched
-# (scripts/fio.sh's FIO_VERSION names the same version).
-LIBURING_SOURCE=liburing=2.15-1
-FIO_SOURCE=fio=3.41-2
+# Source packages, as apt-get source names them (versions: common.sh).
+# fio's .dsc does not download, its upstream tarball does: only that one
+# is fetched.
+LIBURING_SOURCE=liburing=$LIBURING_VERSION-1
+FIO_SOURCE=fio=$FIO_VERSION-2
 
 sudo=()
 [ "$(id -u)" -eq 0 ] || sudo=(sudo)

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # make export / make fio-export: write the commits made in a source tree
 # back to its series (one git format-patch file each, plus the series file).
-#   export.sh kernel   build/linux -> patches/
-#   export.sh fio      build/fio   -> fio-engine/
+#   export.sh kernel       build/linux      -> patches/
+#   export.sh fio          build/fio        -> fio-engine/3.41/ (the port)
+#   export.sh fio-master   build/fio-master -> fio-engine/ (the series)
 . "$(dirname "$0")/common.sh"
 
 case "${1:-kernel}" in
 kernel) series_export "$KSRC" "$BASE_TAG" "$PATCHES" ;;
-fio) series_export "$FIO_SRC" "$FIO_BASE_TAG" "$FIO_PATCHES" ;;
-*) die "usage: export.sh [kernel|fio]" ;;
+fio) series_export "$FIO_SRC" "$FIO_BASE_TAG" "$FIO_PORT" ;;
+fio-master) series_export "$FIO_MASTER_SRC" "$FIO_BASE_TAG" "$FIO_PATCHES" ;;
+*) die "usage: export.sh [kernel|fio|fio-master]" ;;
 esac

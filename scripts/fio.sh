@@ -1,54 +1,82 @@
 #!/usr/bin/env bash
-# make fio: Debian's fio 3.33 source (apt-get source) in build/fio as a git
-# repository, the series in fio-engine/ applied on top as commits (git am),
-# built in place to build/fio/fio.  Incremental: nothing is fetched again,
-# the series is re-applied only when fio-engine/ changed, and fio's own
-# Makefile rebuilds only what changed.
+# make fio / make fio-master: fio with the cmd_type=vblk series, built in
+# place against the guest kernel's UAPI headers (<linux/virtio_blk.h>).
+#   fio.sh          the guest's fio: fio FIO_VERSION (sid's upstream tarball,
+#                   which make deps downloads to build/dl/) in build/fio, with
+#                   the series' port to that version (fio-engine/3.41/)
+#   fio.sh master   the series itself (fio-engine/) on fio's master branch:
+#                   a commit (FIO_MASTER_REV, default HEAD) of the fio git
+#                   repository FIO_MASTER, in build/fio-master
+# Each tree is a git repository: the base as one commit tagged fio-base, the
+# series on top as commits (git am; scripts/series.sh).  Incremental: the
+# base is imported once, the series re-applied only when it changed, and
+# fio's own Makefile rebuilds only what changed.
 . "$(dirname "$0")/common.sh"
 
-FIO_DEB=$BUILD/fio-deb          # what apt-get source fetched
-FIO_VERSION=3.33                # the host's fio must be the same for shared verify data
 JOBS=${JOBS:-$(nproc)}
+UAPI=$KOBJ/usr/include
 # A fio for the guest: no -march=native (TCG's CPU is not the host's), no
 # System V shared memory (the guest kernel has none: jobs run as threads),
 # and none of the optional libraries, so the initramfs stays small.
 CONFIGURE_OPTS=(--disable-native --disable-numa --disable-rdma --disable-rados
 		--disable-rbd --disable-http --disable-gfapi --disable-pmem
 		--disable-xnvme --disable-libzbc --disable-tcmalloc --disable-dfs
-		--disable-libnfs --disable-shm)
+		--disable-libnfs --disable-shm --extra-cflags="-isystem $UAPI")
 
-unpack_base() {
-	local tmp=$BUILD/fio.tmp src
-	note "fetching Debian's fio source (apt-get source fio)"
-	rm -rf "$FIO_DEB" "$tmp"
-	mkdir -p "$FIO_DEB"
-	(cd "$FIO_DEB" && apt-get source fio) >"$LOGS/fio-source.log" 2>&1 || {
-		tail -5 "$LOGS/fio-source.log" >&2
-		die "apt-get source fio failed (a deb-src entry is needed: run make deps)"
-	}
-	src=$FIO_DEB/fio-$FIO_VERSION
-	[ -d "$src" ] || die "apt-get source did not unpack fio $FIO_VERSION: $(cd "$FIO_DEB" && echo fio-*/)"
-	cp -a "$src" "$tmp"
-	# dpkg-source's quilt state is not part of the source
-	rm -rf "$tmp/.pc"
-	series_init_base "$tmp" "$FIO_BASE_TAG" \
-		"Debian fio $(cd "$FIO_DEB" && ls fio_*.dsc | sed 's/^fio_\(.*\)\.dsc$/\1/') source" "$FIO_SRC"
+unpack_release() {
+	local tarball=$BUILD/dl/fio_$FIO_VERSION.orig.tar.gz tmp=$BUILD/fio.tmp
+	[ -f "$tarball" ] || die "$tarball is missing: run make deps"
+	note "unpacking fio $FIO_VERSION into ${FIO_SRC#"$TOP"/}"
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	tar -xzf "$tarball" -C "$tmp" --strip-components=1
+	series_init_base "$tmp" "$FIO_BASE_TAG" "fio $FIO_VERSION (${tarball##*/})" "$FIO_SRC"
 }
 
-series_tree "$FIO_SRC" "$FIO_BASE_TAG" "$FIO_PATCHES" "make fio-export" unpack_base
+unpack_master() {
+	local tmp=$BUILD/fio-master.tmp rev
+	[ -n "${FIO_MASTER:-}" ] ||
+		die "make fio-master needs FIO_MASTER=<a git repository of fio> (and FIO_MASTER_REV=<commit>, default HEAD)"
+	rev=$(git -C "$FIO_MASTER" rev-parse --verify "${FIO_MASTER_REV:-HEAD}^{commit}") ||
+		die "no commit ${FIO_MASTER_REV:-HEAD} in $FIO_MASTER"
+	note "importing fio $rev from $FIO_MASTER into ${FIO_MASTER_SRC#"$TOP"/}"
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	git -C "$FIO_MASTER" archive "$rev" | tar -xf - -C "$tmp"
+	series_init_base "$tmp" "$FIO_BASE_TAG" \
+		"fio master $rev ($(git -C "$FIO_MASTER" describe --tags "$rev"))" "$FIO_MASTER_SRC"
+}
 
-# configure again only when its options (or compiler) change; fio's
-# Makefile re-runs it by itself when a patch touches configure.
+case "${1:-release}" in
+release)
+	series_tree "$FIO_SRC" "$FIO_BASE_TAG" "$FIO_PORT" "make fio-export" unpack_release
+	tree=$FIO_SRC
+	;;
+master)
+	series_tree "$FIO_MASTER_SRC" "$FIO_BASE_TAG" "$FIO_PATCHES" "make fio-master-export" unpack_master
+	tree=$FIO_MASTER_SRC
+	;;
+*)
+	die "usage: fio.sh [release|master]"
+	;;
+esac
+name=${tree##*/}
+
+[ -f "$UAPI/linux/virtio_blk.h" ] || die "no kernel UAPI headers in $UAPI: run make kernel"
+# configure again only when its options, compiler or the kernel's header
+# change; fio's Makefile re-runs it by itself when a patch touches configure.
 export CC="ccache gcc"
-stamp="$CC ${CONFIGURE_OPTS[*]}"
-if [ ! -f "$FIO_SRC/config-host.mak" ] || [ "$(cat "$FIO_SRC/.git/vblk-configure" 2>/dev/null)" != "$stamp" ]; then
-	note "configuring fio (log: build/logs/fio-configure.log)"
-	(cd "$FIO_SRC" && ./configure --cc="$CC" "${CONFIGURE_OPTS[@]}") >"$LOGS/fio-configure.log" 2>&1 ||
-		die "fio's configure failed: see build/logs/fio-configure.log"
-	echo "$stamp" >"$FIO_SRC/.git/vblk-configure"
+stamp="$CC ${CONFIGURE_OPTS[*]} $(sha1sum <"$UAPI/linux/virtio_blk.h")"
+if [ ! -f "$tree/config-host.mak" ] || [ "$(cat "$tree/.git/vblk-configure" 2>/dev/null)" != "$stamp" ]; then
+	note "configuring $name (log: build/logs/$name-configure.log)"
+	(cd "$tree" && ./configure --cc="$CC" "${CONFIGURE_OPTS[@]}") >"$LOGS/$name-configure.log" 2>&1 ||
+		die "fio's configure failed: see build/logs/$name-configure.log"
+	echo "$stamp" >"$tree/.git/vblk-configure"
 fi
-note "building fio (log: build/logs/fio.log)"
-if ! make -C "$FIO_SRC" -j"$JOBS" CC="$CC" fio >"$LOGS/fio.log" 2>&1; then
-	grep -E 'error|Error' "$LOGS/fio.log" | head -40 >&2
-	die "fio build failed: see build/logs/fio.log"
+note "building $name (log: build/logs/$name.log)"
+if ! make -C "$tree" -j"$JOBS" CC="$CC" fio >"$LOGS/$name.log" 2>&1; then
+	grep -E 'error|Error' "$LOGS/$name.log" | head -40 >&2
+	die "fio build failed: see build/logs/$name.log"
 fi
+grep -q '^CONFIG_VBLK_URING_CMD=y' "$tree/config-host.mak" ||
+	die "$name was built without cmd_type=vblk: its configure found no struct virtblk_uring_cmd in $UAPI/linux/virtio_blk.h (build/logs/$name-configure.log)"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# make liburing: liburing 2.15 (sid's source, which make deps downloads to
-# build/dl/) built as a static library for the guest programs: headers and
-# liburing.a in build/liburing/prefix.  bookworm's liburing-dev is 2.3,
-# older than the kernel the guest runs.  The Makefile runs this only when
-# liburing.a is missing or older than this script; each run builds afresh.
+# make liburing: liburing LIBURING_VERSION (sid's source, which make deps
+# downloads to build/dl/) built as a static library for the guest programs:
+# headers and liburing.a in build/liburing/prefix.  bookworm's liburing-dev
+# is 2.3, older than the kernel the guest runs.  The Makefile runs this only
+# when liburing.a is missing or older than this script or common.sh; each
+# run builds afresh.
 . "$(dirname "$0")/common.sh"
 
-LIBURING_VERSION=2.15
 TARBALL=$BUILD/dl/liburing_$LIBURING_VERSION.orig.tar.gz
 DIR=$BUILD/liburing
 SRC=$DIR/liburing-$LIBURING_VERSION

@@ -4,7 +4,7 @@
 # line the subject; @BENCH@ becomes the make bench table of README.md,
 # @BASE@ the base's description) and its addresses.
 #   patches.sh kernel   patches/ on build/linux   -> build/patches/  (v2, get_maintainer.pl)
-#   patches.sh fio      fio-engine/ on build/fio  -> build/fio-patches/ (fio's list)
+#   patches.sh fio      fio-engine/ on build/fio-master -> build/fio-patches/ (fio's list)
 . "$(dirname "$0")/common.sh"
 
 case "${1:-kernel}" in
@@ -22,8 +22,9 @@ kernel)
 	done
 	;;
 fio)
-	tree=$FIO_SRC base=$FIO_BASE_TAG dir=$FIO_PATCHES out=$BUILD/fio-patches prefix=()
-	[ -d "$tree/.git" ] || die "no fio tree: run make fio"
+	# the series as it applies to fio's master branch, not the port
+	tree=$FIO_MASTER_SRC base=$FIO_BASE_TAG dir=$FIO_PATCHES out=$BUILD/fio-patches prefix=()
+	[ -d "$tree/.git" ] || die "no fio master tree: run make fio-master FIO_MASTER=<fio git repository>"
 	args=(--to=fio@vger.kernel.org --cc="Jens Axboe <axboe@kernel.dk>"
 	      --cc="Vincent Fu <vincent.fu@samsung.com>")
 	;;

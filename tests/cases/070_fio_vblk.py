@@ -1,26 +1,29 @@
 """fio's io_uring_cmd engine with cmd_type=vblk (make fio, fio-engine/)
 writes and verifies (crc32c) through /dev/vdac0: random and sequential,
 plain and fixed buffers, IRQ and polled rings (poll_queues=1), plus iovecs
-and SQPOLL.  Data is checked across the guest boundary with the host's own
-fio (Debian's, the same 3.33): what the host writes into the image file the
+and SQPOLL.  Data is checked across the guest boundary with fio on the
+host, on the image file with its psync engine: what the host writes the
 guest's engine verifies (verify_only), and stops verifying once the host
 corrupts a few bytes of one block, naming that block; what the guest's
-engine writes the host's fio verifies in the image.  Trims and syncs go
-through the engine too: its trims (discards), sequential and random, punch
-holes in the image at exactly the blocks fio trimmed, and a trim larger
-than the device's largest discard is refused up front; with fsync=4 (and
-end_fsync) QMP's flush_operations moves by exactly the syncs fio issued,
-one flush each, and fsync_on_close is refused."""
+engine writes the host's fio verifies in the image.  The host runs the
+guest's fio (3.41, built by make fio): Debian 12's fio 3.33 and 3.41
+refuse each other's verify headers (3.41 gave them a version and a 64-bit
+numberio).  Trims and syncs go through the engine too: its trims
+(discards), sequential and random, punch holes in the image at exactly
+the blocks fio trimmed, and a trim larger than the device's largest
+discard is refused up front; with fsync=4 (and end_fsync) QMP's
+flush_operations moves by exactly the syncs fio issued, one flush each,
+and fsync_on_close is refused."""
 
 import json
 import os
 import re
 
 from helpers import image_has_data
-from vm import Disk
+from vm import BUILD, Disk
 
 MiB = 1 << 20
-HOST_FIO = "/usr/bin/fio"
+HOST_FIO = os.path.join(BUILD, "fio", "fio")
 NODE = "/dev/vdac0"
 # engine options (hipri, fixedbufs, ...) must follow it on the command line
 ENGINE = f"--ioengine=io_uring_cmd --cmd_type=vblk --filename={NODE} --iodepth=4"
@@ -67,7 +70,7 @@ FSYNC = f"--rw=write --bs=4k --offset=60M --size={SYNC_WRITES * 4}k --fsync=4 --
 
 def requires():
     if not os.access(HOST_FIO, os.X_OK):
-        return f"{HOST_FIO} is missing: run make deps"
+        return f"{HOST_FIO} is missing: run make fio"
     return None
 
 
@@ -104,7 +107,7 @@ def expect_clean(t, what, result, written, read):
 
 
 def host_fio(t, job, image):
-    """Run the host's fio on the image file; it must pass.  Return the
+    """Run fio on the host, on the image file; it must pass.  Return the
     job's JSON report."""
     out = t.host(HOST_FIO, *job.split(), f"--filename={image}", "--ioengine=psync",
                  *COMMON.split(), "--output-format=json")
