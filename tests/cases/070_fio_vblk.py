@@ -11,9 +11,10 @@ refuse each other's verify headers (3.41 gave them a version and a 64-bit
 numberio).  Trims and syncs go through the engine too: its trims
 (discards), sequential and random, punch holes in the image at exactly
 the blocks fio trimmed, and a trim larger than the device's largest
-discard is refused up front; with fsync=4 (and end_fsync) QMP's
-flush_operations moves by exactly the syncs fio issued, one flush each,
-and fsync_on_close is refused."""
+discard, or of more ranges than it takes, is refused up front; with
+fsync=4 (and end_fsync) QMP's flush_operations moves by exactly the syncs
+fio issued, one flush each, and fsync_on_close is refused.  A read the
+device fails (blkdebug) fails the job with the device's status named."""
 
 import json
 import os
@@ -61,6 +62,9 @@ RAND_TRIM_AREA = TRIM_AREA + MiB
 RAND_TRIM_LOG = "/tmp/randtrim.iolog"
 RAND_TRIM = (f"--name=randtrim --rw=randtrim --bs={TRIM_BS} --offset={RAND_TRIM_AREA} --size=1M "
              f"--io_size=512k --randseed=11 --write_iolog={RAND_TRIM_LOG}")
+
+# The second disk fails reads of this sector (blkdebug)
+BAD_NODE, BAD_SECTOR = "/dev/vdbc0", 64
 
 # Syncs: 64 writes of 4k with a sync after every 4th write (fio issues it
 # before the next write, so none follows the last)
@@ -163,6 +167,15 @@ def test_trims(t, g, disk):
     t.expect(status != 0 and "larger than the disk's largest discard" in out,
              f"a trim of {max_discard + 512} bytes was not refused up front:\n{errors(out)}")
 
+    # more ranges per discard than the device takes (QEMU's takes one)
+    max_segments = int(g.output("cat /sys/block/vda/queue/max_discard_segments"))
+    ranges = max_segments + 1
+    status, out, _ = guest_fio(t, g, f"--name=ranges --rw=trim --bs={TRIM_BS} "
+                               f"--offset={SEQ_TRIM_START} --size={SEQ_TRIM_SIZE} "
+                               f"--num_range={ranges} {ENGINE}")
+    t.expect(status != 0 and f"num_range={ranges} is more ranges than the disk takes" in out,
+             f"num_range={ranges} was not refused up front:\n{errors(out)}")
+
 
 def test_syncs(t, g):
     """fsync=4 and end_fsync: the device sees each sync as one flush."""
@@ -197,9 +210,20 @@ def test_syncs(t, g):
     t.expect_equal(moved, (0, 0), "fsync_on_close: (writes, flushes) the device saw")
 
 
+def test_device_error(t, g):
+    """A read of the sector the device fails: the job fails, and fio
+    reports the device's status, VIRTIO_BLK_S_IOERR, by name."""
+    status, out, _ = guest_fio(t, g, f"--name=bad --ioengine=io_uring_cmd --cmd_type=vblk "
+                               f"--filename={BAD_NODE} --rw=read --bs=4k "
+                               f"--offset={BAD_SECTOR * 512} --size=4k", counters=())
+    t.expect(status != 0 and "virtio-blk status IOERR (1)" in out,
+             f"a read the device failed: status {status}, no IOERR named:\n{errors(out)}")
+
+
 def test(t):
     disk = Disk(size=64 * MiB, discard=True)
-    g = t.guest([disk], vblk="poll_queues=1")
+    bad = Disk(id="d1", size=MiB, faults=(("read", BAD_SECTOR),))
+    g = t.guest([disk, bad], vblk="poll_queues=1")
     t.expect_equal(g.output("cat /sys/block/vda/queue/io_poll").strip(), "1",
                    "io_poll with poll_queues=1")
     host_version = t.host(HOST_FIO, "--version").strip()
@@ -242,3 +266,6 @@ def test(t):
 
     # (e) syncs are flushes: as many as fio issued reach the device
     test_syncs(t, g)
+
+    # (f) the device's own failures
+    test_device_error(t, g)
