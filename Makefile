@@ -5,7 +5,7 @@
 #   make test     build what is needed, run the whole suite (tests/run.py);
 #                 DEBUG=1 on the sanitizer kernel (any target that boots)
 #   make check    checkpatch --strict, sparse and W=1, and a build of every patch
-#   make src      unpack the 6.12 base into build/linux and apply patches/
+#   make src      unpack the 7.3 base into build/linux and apply patches/
 #   make export   write build/linux's commits back to patches/
 #   make patches  the mail-ready series in build/patches/ (cover letter, v2)
 #   make kernel   build the guest kernel (build/bzImage) and its modules
@@ -29,7 +29,7 @@ KOBJ := $(BUILD)/kobj$(SUFFIX)
 FIO := $(BUILD)/fio/fio
 
 GUEST_CFLAGS := -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -static -Ilib \
-		-I$(KOBJ)/usr/include
+		-isystem $(KOBJ)/usr/include
 # The guest programs link liburing 2.15, built static by make liburing, not
 # the machine's (bookworm has 2.3).
 LIBURING := $(BUILD)/liburing/prefix

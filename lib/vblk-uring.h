@@ -31,6 +31,7 @@ struct vblk_disk {
 	unsigned int lbs;		/* logical block size */
 	unsigned int dma_align;		/* dma_alignment + 1 */
 	uint64_t max_transfer;		/* the driver's documented limit */
+	unsigned int max_segments;	/* pages the data may touch, iovec by iovec */
 	uint64_t bytes;			/* capacity */
 	int polled;			/* the disk has poll queues */
 };
@@ -49,6 +50,21 @@ static inline uint64_t vblk_sysfs_u64(const char *disk, const char *attr)
 	}
 	fclose(f);
 	return v;
+}
+
+/* The pages an array of iovecs touches, each iovec counted apart. */
+static inline uint64_t vblk_iov_pages(const struct iovec *iov, unsigned int nr)
+{
+	uint64_t pages = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		uintptr_t start = (uintptr_t)iov[i].iov_base;
+
+		if (iov[i].iov_len)
+			pages += (start + iov[i].iov_len + 4095) / 4096 - start / 4096;
+	}
+	return pages;
 }
 
 /* dev is /dev/vdX or its passthrough node /dev/vdXc0. */
@@ -73,7 +89,8 @@ static inline void vblk_disk_info(const char *dev, struct vblk_disk *d)
 	if (seg > 4096)
 		seg = 4096;
 	hw = vblk_sysfs_u64(d->name, "queue/max_hw_sectors_kb") * 1024;
-	d->max_transfer = vblk_sysfs_u64(d->name, "queue/max_segments") * seg;
+	d->max_segments = vblk_sysfs_u64(d->name, "queue/max_segments");
+	d->max_transfer = d->max_segments * seg;
 	if (hw < d->max_transfer)
 		d->max_transfer = hw;
 }

@@ -13,11 +13,13 @@
 # The objects of every C file the series touches.
 mapfile -t DRIVER_OBJS < <(ktree_git diff --name-only "$BASE_TAG" HEAD -- '*.c' | sed 's/\.c$/.o/')
 
+# The base is a tarball without history: checkpatch cannot look up the
+# commit a Fixes: tag names, so that one check is left out.
 checkpatch() {
 	local p out fail=0
 	for p in $(series_patches "$PATCHES"); do
 		if ! out=$(cd "$KSRC" && scripts/checkpatch.pl --strict --terse --no-summary \
-				--show-types "$PATCHES/$p" 2>&1) || [ -n "$out" ]; then
+				--show-types --ignore UNKNOWN_COMMIT_ID "$PATCHES/$p" 2>&1) || [ -n "$out" ]; then
 			echo "$out"
 			echo "checkpatch: $p is not clean"
 			fail=1

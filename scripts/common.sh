@@ -15,7 +15,7 @@ KOBJ=$BUILD/kobj$SUFFIX         # out-of-tree kernel objects
 LOGS=$BUILD/logs
 # ccache hashes paths under build/ relative to it, so every clone shares hits.
 export CCACHE_BASEDIR=$BUILD
-BASE_TARBALL=${BASE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+BASE_TARBALL=${BASE_TARBALL:-$BUILD/dl/linux-source-7.3.tar.xz}   # make deps fetches it
 BASE_TAG=vblk-base              # the commit holding the unpacked base
 PATCHES=$TOP/patches           # the kernel series
 # fio: the cmd_type=vblk series is written for fio's master branch (make

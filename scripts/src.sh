@@ -13,7 +13,7 @@ unpack_base() {
 	mkdir -p "$tmp"
 	tar -xf "$BASE_TARBALL" -C "$tmp" --strip-components=1
 	version=$(make -s -C "$tmp" kernelversion)
-	series_init_base "$tmp" "$BASE_TAG" "Debian linux-source-6.12 $version" "$KSRC"
+	series_init_base "$tmp" "$BASE_TAG" "Debian linux-source-7.3 $version" "$KSRC"
 }
 
 series_tree "$KSRC" "$BASE_TAG" "$PATCHES" "make export" unpack_base

@@ -18,7 +18,7 @@
  *   -L N        cmd.data_len as given
  *   -t TYPE     cmd.type as given
  *   -o OP       sqe->cmd_op as given
- *   -f FLAG     cmd.flag
+ *   -f FLAGS    cmd.flags
  *   -p IOPRIO   cmd.ioprio
  *   -S          a ring without IORING_SETUP_SQE128
  *   -P          an IOPOLL ring
@@ -31,6 +31,8 @@
  *               virtio_blk_discard_write_zeroes, little-endian)
  *   -i          print the data read as the serial: "id=..."
  *   -Z          check that the data read is all zeros: "zero=yes|no"
+ *   -X OFF      set byte OFF (0-127) of the prepared SQE to 1: a field the
+ *               node does not use, or a reserved byte of the command
  */
 #include <endian.h>
 #include <errno.h>
@@ -48,7 +50,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: vblk-cmd [-wFSPqy] [-k SEED] [-s SECTOR] [-l LEN] [-v NR] [-A OFF]\n"
 		"       [-a ADDR] [-L N] [-t TYPE] [-o OP] [-f FLAG] [-p IOPRIO] [-O r|w|rw] [-U UID]\n"
-		"       [-W FILE] [-R SECTOR:SECTORS[:FLAGS],...] [-iZ] DEV\n");
+		"       [-W FILE] [-R SECTOR:SECTORS[:FLAGS],...] [-iZ] [-X OFF] DEV\n");
 	exit(2);
 }
 
@@ -89,7 +91,7 @@ int main(int argc, char **argv)
 	bool raw_addr = false, raw_len = false, print_id = false, zero = false;
 	char *ranges = NULL;
 	uint32_t cmd_op = 0;
-	int opt, fd, mode = O_RDWR, uid = -1;
+	int opt, fd, mode = O_RDWR, uid = -1, poke = -1;
 	const char *wait_for = NULL;
 	struct stat st;
 	struct io_uring_sqe *sqe;
@@ -100,7 +102,7 @@ int main(int argc, char **argv)
 	size_t len = 0;
 	char *buf;
 
-	while ((opt = getopt(argc, argv, "wk:s:l:v:FA:a:L:t:o:f:p:SPqyO:U:W:R:iZ")) != -1) {
+	while ((opt = getopt(argc, argv, "wk:s:l:v:FA:a:L:t:o:f:p:SPqyO:U:W:R:iZX:")) != -1) {
 		switch (opt) {
 		case 'w': write = true; break;
 		case 'k': seed = vblk_number(optarg, usage); check = true; break;
@@ -113,7 +115,7 @@ int main(int argc, char **argv)
 		case 'L': data_len = vblk_number(optarg, usage); raw_len = true; break;
 		case 't': type = vblk_number(optarg, usage); break;
 		case 'o': cmd_op = vblk_number(optarg, usage); break;
-		case 'f': cmd.flag = vblk_number(optarg, usage); break;
+		case 'f': cmd.flags = vblk_number(optarg, usage); break;
 		case 'p': cmd.ioprio = vblk_number(optarg, usage); break;
 		case 'S': ring_flags &= ~IORING_SETUP_SQE128; break;
 		case 'P': ring_flags |= IORING_SETUP_IOPOLL; break;
@@ -127,10 +129,11 @@ int main(int argc, char **argv)
 		case 'R': ranges = optarg; break;
 		case 'i': print_id = true; break;
 		case 'Z': zero = true; break;
+		case 'X': poke = vblk_number(optarg, usage); break;
 		default: usage();
 		}
 	}
-	if (optind != argc - 1 || nr_vec > 64)
+	if (optind != argc - 1 || nr_vec > 64 || (poke >= 0 && poke > 127))
 		usage();
 	vblk_disk_info(argv[optind], &disk);
 	if (!len)
@@ -197,6 +200,8 @@ int main(int argc, char **argv)
 		vblk_prep_fixed(sqe, 0);
 	if (async)
 		sqe->flags |= IOSQE_ASYNC;
+	if (poke >= 0)
+		((unsigned char *)sqe)[poke] = 1;
 	if (io_uring_submit(&ring) != 1 || io_uring_wait_cqe(&ring, &cqe)) {
 		fprintf(stderr, "submission failed\n");
 		return 2;

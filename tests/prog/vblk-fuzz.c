@@ -81,9 +81,9 @@ static const uint32_t NVME_URING_CMD_IO = 0xc0484e80;	/* _IOWR('N', 0x80, 72 byt
 
 /* Why a command must be refused: each reason has its documented errno */
 enum reason {
-	R_UCMD_FLAGS, R_BUF_INDEX, R_NO_SQE128, R_CMD_OP, R_FLAG, R_TYPE,
+	R_UCMD_FLAGS, R_RESERVED, R_BUF_INDEX, R_NO_SQE128, R_CMD_OP, R_FLAG, R_TYPE,
 	R_ACCESS, R_ROFS, R_IOPRIO, R_IOPRIO_CAP, R_FEATURE, R_NO_DATA,
-	R_FIXED_VEC, R_IOV_COUNT, R_IOV_LEN, R_BAD_ADDR, R_READ_ONLY_BUF,
+	R_FIXED_IOV, R_FIXED_IOV_ALLOC, R_FIXED_IOV_SEGS, R_IOV_COUNT, R_IOV_LEN, R_BAD_ADDR, R_READ_ONLY_BUF,
 	R_LEN, R_SECTOR, R_ALIGN, R_ID_LEN, R_RANGE_LEN, R_RANGE, NR_REASONS
 };
 
@@ -92,6 +92,7 @@ static const struct {
 	int err;
 } reasons[NR_REASONS] = {
 	[R_UCMD_FLAGS] = { "uring-cmd-flags", EINVAL },
+	[R_RESERVED] = { "reserved-byte", EINVAL },
 	[R_BUF_INDEX] = { "buf-index", EFAULT },
 	[R_NO_SQE128] = { "no-sqe128", EOPNOTSUPP },
 	[R_CMD_OP] = { "cmd-op", ENOTTY },
@@ -103,7 +104,9 @@ static const struct {
 	[R_IOPRIO_CAP] = { "ioprio-rt", EPERM },
 	[R_FEATURE] = { "feature", EOPNOTSUPP },
 	[R_NO_DATA] = { "data-on-flush", EINVAL },
-	[R_FIXED_VEC] = { "fixed-vec", EINVAL },
+	[R_FIXED_IOV] = { "fixed-iov", EFAULT },
+	[R_FIXED_IOV_ALLOC] = { "fixed-iov-alloc", ENOMEM },
+	[R_FIXED_IOV_SEGS] = { "fixed-iov-segments", EOVERFLOW },
 	[R_IOV_COUNT] = { "iov-count", EINVAL },
 	[R_IOV_LEN] = { "iov-len", EINVAL },
 	[R_BAD_ADDR] = { "bad-address", EFAULT },
@@ -198,6 +201,7 @@ struct cmd {
 	uint32_t cmd_op;
 	uint32_t ucmd_flags;
 	uint16_t buf_index;
+	uint8_t poke;			/* an SQE byte set that must stay 0, or 0 */
 	bool sector_set;		/* chosen by a mutation */
 	bool shared;			/* the big buffer: no data check */
 	unsigned int mutations;
@@ -653,10 +657,10 @@ static unsigned int import_vec(const struct fuzz *f, const struct cmd *c, struct
 	return why;
 }
 
-/* A registered buffer: the address range must lie inside it. */
-static unsigned int import_fixed(const struct fuzz *f, const struct cmd *c, struct iter *it)
+/* Whether [base, base + len) lies inside the command's registered buffer. */
+static bool in_registered(const struct fuzz *f, const struct cmd *c, uint64_t base, uint64_t len)
 {
-	uint64_t start, bytes, end = c->cmd.data + c->cmd.data_len;
+	uint64_t start, bytes, end = base + len;
 
 	if (c->buf_index == BIG_INDEX) {
 		start = (uintptr_t)f->big;
@@ -665,11 +669,62 @@ static unsigned int import_fixed(const struct fuzz *f, const struct cmd *c, stru
 		start = (uintptr_t)f->slots[c->buf_index].buf;
 		bytes = SLOT_BYTES;
 	}
-	if (end < c->cmd.data || c->cmd.data < start || end > start + bytes)
+	return end >= base && base >= start && end <= start + bytes;
+}
+
+/* A registered buffer: the address range must lie inside it. */
+static unsigned int import_fixed(const struct fuzz *f, const struct cmd *c, struct iter *it)
+{
+	/* io_uring looks the registered buffer up as the data is imported */
+	if (c->buf_index >= f->nr_registered)
+		return iter_stop(it, R_BUF_INDEX);
+	if (!in_registered(f, c, c->cmd.data, c->cmd.data_len))
 		return iter_stop(it, R_BAD_ADDR);
 	it->fixed = true;
 	it->seg[it->nr++] = (struct seg){ c->cmd.data, c->cmd.data_len };
 	it->count = c->cmd.data_len;
+	return 0;
+}
+
+/*
+ * iovecs inside a registered buffer (io_uring_cmd_import_fixed_vec()):
+ * io_uring sizes its copy of the array before reading it and refuses a
+ * longer array than UIO_MAXIOV or a negative length as it reads it; then it
+ * looks the buffer up, estimates the segments ((len >> 12) + 2 an iovec),
+ * allocates room for them when they are many, and checks that every iovec
+ * is non-empty and lies inside the buffer.
+ */
+static unsigned int import_fixed_vec(const struct fuzz *f, const struct cmd *c, struct iter *it)
+{
+	const struct iovec *iov = (const struct iovec *)(uintptr_t)c->cmd.data;
+	uint64_t nr = c->cmd.data_len, segs = 0, i;
+
+	if (nr > NR_IOV)
+		return iter_stop(it, R_IOV_COUNT) | bit(R_FIXED_IOV_ALLOC);
+	if (nr && user_range_ok(c->cmd.data, nr * 16) != 1)
+		return iter_stop(it, R_BAD_ADDR);
+	for (i = 0; i < nr; i++) {
+		if (mem_prot(f, c->cmd.data + i * 16, 16) == MEM_NONE)
+			return iter_stop(it, R_BAD_ADDR);
+		if ((int64_t)iov[i].iov_len < 0)
+			return iter_stop(it, R_IOV_LEN);
+	}
+	if (c->buf_index >= f->nr_registered)
+		return iter_stop(it, R_BUF_INDEX);
+	for (i = 0; i < nr; i++)
+		segs += (iov[i].iov_len >> 12) + 2;
+	if (segs > INT32_MAX)
+		return iter_stop(it, R_FIXED_IOV_SEGS);
+	for (i = 0; i < nr; i++) {
+		uint64_t base = (uintptr_t)iov[i].iov_base, len = iov[i].iov_len;
+
+		/* a large estimate may fail its allocation first */
+		if (!len || !in_registered(f, c, base, len))
+			return iter_stop(it, R_FIXED_IOV) |
+			       (segs > 65536 ? bit(R_FIXED_IOV_ALLOC) : 0);
+		iter_add(it, base, len);
+	}
+	it->fixed = true;
 	return 0;
 }
 
@@ -682,7 +737,7 @@ static unsigned int import(const struct fuzz *f, const struct cmd *c, struct ite
 
 	memset(it, 0, offsetof(struct iter, seg));
 	if (c->ucmd_flags & IORING_URING_CMD_FIXED)
-		return vec ? iter_stop(it, R_FIXED_VEC) : import_fixed(f, c, it);
+		return vec ? import_fixed_vec(f, c, it) : import_fixed(f, c, it);
 	if (vec)
 		return import_vec(f, c, it);
 	len = min64(c->cmd.data_len, MAX_RW);
@@ -717,7 +772,23 @@ static unsigned int judge_memory(const struct fuzz *f, const struct iter *it, bo
 	return 0;
 }
 
-/* iov_iter_is_aligned(): every segment used, its base and length. */
+/* iov_iter_npages(): the pages every segment used touches, each apart. */
+static uint64_t iter_pages(const struct iter *it)
+{
+	uint64_t left = it->count, pages = 0;
+	unsigned int i;
+
+	for (i = 0; i < it->nr && left; i++) {
+		struct iovec iov = { (void *)(uintptr_t)it->seg[i].base,
+				     min64(it->seg[i].len, left) };
+
+		pages += vblk_iov_pages(&iov, 1);
+		left -= iov.iov_len;
+	}
+	return pages;
+}
+
+/* iov_iter_alignment(): every segment used, its base and length. */
 static bool iter_aligned(const struct iter *it, uint64_t mask)
 {
 	uint64_t left = it->count;
@@ -726,7 +797,8 @@ static bool iter_aligned(const struct iter *it, uint64_t mask)
 	for (i = 0; i < it->nr && left; i++) {
 		uint64_t len = min64(it->seg[i].len, left);
 
-		if ((len | it->seg[i].base) & mask)
+		/* an empty iovec transfers nothing: its base does not count */
+		if (len && ((len | it->seg[i].base) & mask))
 			return false;
 		left -= len;
 	}
@@ -739,7 +811,8 @@ static unsigned int judge_data(const struct fuzz *f, const struct cmd *c,
 	uint64_t len = it->count, sector = c->cmd.sector, end;
 	unsigned int why = 0;
 
-	if (!len || len % f->disk.lbs || len > f->disk.max_transfer)
+	if (!len || len % f->disk.lbs || len > f->disk.max_transfer ||
+	    iter_pages(it) > f->disk.max_segments)
 		why |= bit(R_LEN);
 	if (sector % f->lbs_sectors || __builtin_add_overflow(sector, len >> 9, &end) ||
 	    end > f->capacity)
@@ -842,6 +915,12 @@ unchecked:
 	c->nr_rd = 0;
 }
 
+/* A poke at sqe->buf_index, which a command with a registered buffer uses */
+static bool poke_is_buf_index(const struct cmd *c)
+{
+	return c->poke >= 40 && c->poke < 42 && (c->ucmd_flags & IORING_URING_CMD_FIXED);
+}
+
 /*
  * The reasons the documentation gives to refuse the command; none for a
  * command that must succeed.  Where the kernel cannot go on (the SQE is
@@ -857,16 +936,19 @@ static unsigned int judge(const struct fuzz *f, struct cmd *c, bool sqe128)
 
 	if (c->ucmd_flags & ~IORING_URING_CMD_FIXED)
 		why |= bit(R_UCMD_FLAGS);
-	if ((c->ucmd_flags & IORING_URING_CMD_FIXED) && c->buf_index >= f->nr_registered)
-		why |= bit(R_BUF_INDEX);
+	/* io_uring itself refuses sqe->ioprio on a uring_cmd */
+	if (c->poke == 2 || c->poke == 3)
+		why |= bit(R_RESERVED);
 	if (why)
 		return why;
 	if (!sqe128)
 		return bit(R_NO_SQE128);
 	if (c->cmd_op != VIRTBLK_URING_CMD_IO && c->cmd_op != VIRTBLK_URING_CMD_IO_VEC)
 		return bit(R_CMD_OP);
-	if (c->cmd.flag)
+	if (c->cmd.flags)
 		why |= bit(R_FLAG);
+	if (c->poke > 3 && !poke_is_buf_index(c))
+		why |= bit(R_RESERVED);
 	t = type_rule(c->cmd.type);
 	if (!t)
 		return why | bit(R_TYPE);
@@ -1212,7 +1294,18 @@ static void mut_type(struct fuzz *f, struct slot *s)
 
 static void mut_flag(struct fuzz *f, struct slot *s)
 {
-	s->cmd.cmd.flag = chance(f, 70) ? 1u << rnd(f, 32) : next(f) | 1;
+	s->cmd.cmd.flags = chance(f, 70) ? 1u << rnd(f, 32) : next(f) | 1;
+}
+
+/*
+ * A byte the node does not use: sqe->ioprio, addr, len, buf_index,
+ * file_index, or the command area after struct virtblk_uring_cmd.
+ */
+static void mut_reserved(struct fuzz *f, struct slot *s)
+{
+	static const uint8_t fields[] = { 2, 3, 16, 23, 24, 27, 40, 41, 44, 47 };
+
+	s->cmd.poke = chance(f, 50) ? fields[rnd(f, ARRAY_SIZE(fields))] : 80 + rnd(f, 48);
 }
 
 static void mut_ioprio(struct fuzz *f, struct slot *s)
@@ -1336,6 +1429,12 @@ static void mut_fixed(struct fuzz *f, struct slot *s)
 {
 	struct cmd *c = &s->cmd;
 	unsigned int other = (s - f->slots + 1 + rnd(f, NR_SLOTS - 1)) % NR_SLOTS;
+	/*
+	 * A vectored command's data is its iovec array, which must stay where
+	 * nothing writes while it is in flight: move its first iovec instead.
+	 */
+	uint64_t *data = c->cmd_op == VIRTBLK_URING_CMD_IO_VEC ?
+			 (uint64_t *)&s->iov[0].iov_base : (uint64_t *)&c->cmd.data;
 
 	switch (rnd(f, 5)) {
 	case 0:
@@ -1343,10 +1442,10 @@ static void mut_fixed(struct fuzz *f, struct slot *s)
 				    BIG_INDEX + 1);
 		break;
 	case 1:	/* an address in another slot's buffer */
-		c->cmd.data = (uintptr_t)f->slots[other].buf + f->disk.dma_align * rnd(f, 8);
+		*data = (uintptr_t)f->slots[other].buf + f->disk.dma_align * rnd(f, 8);
 		break;
 	case 2:
-		c->cmd.data = (uintptr_t)s->buf + PICK(f, -4096, SLOT_BYTES - 512, SLOT_BYTES);
+		*data = (uintptr_t)s->buf + PICK(f, -4096, SLOT_BYTES - 512, SLOT_BYTES);
 		break;
 	case 3:	/* the last registered buffer, most likely not the address's */
 		c->buf_index = f->nr_registered ? f->nr_registered - 1 : 0;
@@ -1450,6 +1549,7 @@ static const struct mutation {
 	{ "cmd-op", mut_cmd_op, 5 },
 	{ "type", mut_type, 10 },
 	{ "flag", mut_flag, 5 },
+	{ "reserved", mut_reserved, 4 },
 	{ "ioprio", mut_ioprio, 6 },
 	{ "sector", mut_sector, 10 },
 	{ "length", mut_length, 12 },
@@ -1547,7 +1647,7 @@ static void describe(const struct fuzz *f, const struct slot *s, FILE *out)
 		" built=%s/%s mutations=", c->nr, ring_kinds[f->ring_kind].name, f->depth,
 		f->nr_registered, mode_names[c->fd], c->fixed_file ? "(fixed)" : "", c->sqe_flags,
 		c->cmd_op, c->ucmd_flags, c->buf_index, c->cmd.type, c->cmd.ioprio,
-		(uint64_t)c->cmd.sector, (uint64_t)c->cmd.data, c->cmd.data_len, c->cmd.flag,
+		(uint64_t)c->cmd.sector, (uint64_t)c->cmd.data, c->cmd.data_len, c->cmd.flags,
 		type_rules[c->kind].name, form_names[c->form]);
 	for (m = 0; m < NR_MUTATIONS; m++)
 		if (c->mutations & (1u << m))
@@ -1872,6 +1972,10 @@ static void queue(struct fuzz *f, struct slot *s, unsigned int index)
 		vblk_prep_fixed(sqe, c->buf_index);
 	sqe->uring_cmd_flags = c->ucmd_flags;
 	sqe->flags |= c->sqe_flags;
+	/* past the 64th byte only a 128-byte SQE has room */
+	if (c->poke && !poke_is_buf_index(c) &&
+	    (c->poke < 64 || (f->ring.flags & IORING_SETUP_SQE128)))
+		((uint8_t *)sqe)[c->poke] |= 1;
 	sqe->user_data = index;
 	s->busy = true;
 	f->inflight++;

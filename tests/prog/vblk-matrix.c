@@ -65,7 +65,7 @@ static uint64_t rnd(uint64_t n)
 /* Size, place and (for vectored commands) split the i-th command of a case. */
 static void plan_io(struct io *io, unsigned int case_nr, unsigned int i, bool vec)
 {
-	unsigned int units, nr, per, k;
+	unsigned int units, nr, per, k, unit;
 
 	if (i == 0)
 		io->len = disk.lbs;
@@ -83,16 +83,25 @@ static void plan_io(struct io *io, unsigned int case_nr, unsigned int i, bool ve
 	io->iov[0] = (struct iovec){ io->buf, io->len };
 	if (!vec)
 		return;
-	units = io->len / disk.dma_align;
 	nr = 1 + rnd(MAX_IOV);
-	if (nr > units)
-		nr = units;
-	per = units / nr;
-	for (k = 0; k < nr; k++) {
-		io->iov[k].iov_base = io->buf + (size_t)k * per * disk.dma_align;
-		io->iov[k].iov_len = (size_t)(k == nr - 1 ? units - k * per : per) * disk.dma_align;
+	/*
+	 * Split on the DMA alignment, unless the iovecs would then touch more
+	 * pages than the disk has segments (a page split between two iovecs
+	 * counts for both): then on pages.
+	 */
+	for (unit = disk.dma_align; ; unit = 4096) {
+		units = io->len / unit;
+		if (nr > units)
+			nr = units;
+		per = units / nr;
+		for (k = 0; k < nr; k++) {
+			io->iov[k].iov_base = io->buf + (size_t)k * per * unit;
+			io->iov[k].iov_len = (size_t)(k == nr - 1 ? units - k * per : per) * unit;
+		}
+		io->nr_iov = nr;
+		if (unit == 4096 || vblk_iov_pages(io->iov, nr) <= disk.max_segments)
+			break;
 	}
-	io->nr_iov = nr;
 }
 
 static int fail(const char *name, const char *what, const struct io *io, long detail)

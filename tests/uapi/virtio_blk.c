@@ -21,7 +21,7 @@ int main(void)
 {
 	struct virtblk_uring_cmd cmd = { VIRTIO_BLK_T_IN, 0, 0, 0, 0, 0 };
 
-	return (int)cmd.flag;
+	return (int)cmd.flags;
 }
 #else
 int main(void)
