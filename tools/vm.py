@@ -89,6 +89,7 @@ class Disk:
     readonly: bool = False
     discard: bool = None        # None leaves QEMU's default
     write_zeroes: bool = None
+    volatile_cache: bool = None # False: no write cache, so no VIRTIO_BLK_F_FLUSH
     num_queues: int = None
     queue_size: int = None
     iothread: bool = False
@@ -129,6 +130,10 @@ class Disk:
         for prop, value in (("discard", self.discard), ("write-zeroes", self.write_zeroes)):
             if value is not None:
                 props[prop] = value
+        if self.volatile_cache is not None:
+            # QEMU offers VIRTIO_BLK_F_FLUSH unless both are off
+            props["write-cache"] = "on" if self.volatile_cache else "off"
+            props["config-wce"] = self.volatile_cache
         if self.iothread:
             props["iothread"] = "io0"
         return props
@@ -406,7 +411,7 @@ def parse_disk(spec, index):
         kind = type(getattr(disk, name)) if getattr(disk, name) is not None else str
         if name not in Disk.__dataclass_fields__:
             raise SystemExit(f"unknown disk field {name}")
-        if name in ("readonly", "discard", "write_zeroes", "iothread"):
+        if name in ("readonly", "discard", "write_zeroes", "iothread", "volatile_cache"):
             setattr(disk, name, value in ("on", "1", "true", "yes"))
         elif name in ("size", "num_queues", "queue_size", "block_size"):
             setattr(disk, name, parse_size(value))

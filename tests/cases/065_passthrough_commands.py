@@ -1,6 +1,7 @@
 """FLUSH, GET_ID, WRITE_ZEROES, DISCARD and SECURE_ERASE through the node,
 judged by the host: a flush moves QMP's flush_operations by one and follows
-writes that are in the image; GET_ID returns QEMU's serial= as sysfs does;
+writes that are in the image, and on a device without a volatile cache
+completes with 0 and reaches nothing; GET_ID returns QEMU's serial= as sysfs does;
 write zeroes reads back as zeros through the node, the block device and the
 image, leaves the neighbours alone and, with unmap, deallocates the image's
 blocks; a discard punches a hole exactly there.  A device without discard or
@@ -30,7 +31,7 @@ def zeros_through_block_device(g, offset, length):
 
 def test(t):
     d0 = Disk(id="d0", size=64 * MiB, serial=SERIAL, discard=True, write_zeroes=True)
-    d1 = Disk(id="d1", size=16 * MiB, discard=False, write_zeroes=False)
+    d1 = Disk(id="d1", size=16 * MiB, discard=False, write_zeroes=False, volatile_cache=False)
     g = t.guest([d0, d1])
 
     # FLUSH: after writes, one device flush per command, from any open node
@@ -41,6 +42,14 @@ def test(t):
     t.expect_equal(g.blockstats("d0")["flush_operations"] - flushes, 3, "flushes the device saw")
     t.expect(image_matches(d0.image, 41, 0, 65536), "the flushed write is not in the image")
     t.expect_equal(vblk_cmd(g, f"-t {T_FLUSH} -l 4096")[0], "EINVAL", "flush with data")
+    # without a volatile cache (no VIRTIO_BLK_F_FLUSH) a flush has nothing to do
+    t.expect_equal(g.output("cat /sys/block/vdb/queue/write_cache").strip(), "write through",
+                   "d1's cache mode")
+    flushes = g.blockstats("d1")["flush_operations"]
+    t.expect_equal(vblk_cmd(g, f"-t {T_FLUSH} {NO_DATA}", node="/dev/vdbc0")[0], OK,
+                   "flush on a disk without a volatile cache")
+    t.expect_equal(g.blockstats("d1")["flush_operations"] - flushes, 0,
+                   "flushes that reached the disk without a volatile cache")
     t.expect_equal(vblk_cmd(g, f"-t {T_FLUSH} {NO_DATA} -s 8")[0], "EINVAL", "flush with a sector")
 
     # GET_ID: the serial, as sysfs reads it too
