@@ -107,6 +107,17 @@ static inline int vblk_ring_init(struct io_uring *ring, unsigned int depth,
 	return io_uring_queue_init_params(depth, ring, &p);
 }
 
+static inline void vblk_fill_cmd(struct io_uring_sqe *sqe, int big, uint8_t opcode,
+				 int fd, uint32_t cmd_op,
+				 const struct virtblk_uring_cmd *cmd)
+{
+	memset(sqe, 0, big ? 128 : 64);
+	sqe->opcode = opcode;
+	sqe->fd = fd;
+	sqe->cmd_op = cmd_op;
+	memcpy(sqe->cmd, cmd, big ? sizeof(*cmd) : 16);
+}
+
 /*
  * Fill sqe with a passthrough command.  On a ring without SQE128 only the
  * first 16 bytes of the command fit; the kernel must refuse it anyway.
@@ -115,13 +126,18 @@ static inline void vblk_prep_cmd(struct io_uring *ring, struct io_uring_sqe *sqe
 				 int fd, uint32_t cmd_op,
 				 const struct virtblk_uring_cmd *cmd)
 {
-	int big = ring->flags & IORING_SETUP_SQE128;
+	vblk_fill_cmd(sqe, ring->flags & IORING_SETUP_SQE128, IORING_OP_URING_CMD,
+		      fd, cmd_op, cmd);
+}
 
-	memset(sqe, 0, big ? 128 : 64);
-	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = fd;
-	sqe->cmd_op = cmd_op;
-	memcpy(sqe->cmd, cmd, big ? sizeof(*cmd) : 16);
+/*
+ * The same as IORING_OP_URING_CMD128 in two slots of an IORING_SETUP_SQE_MIXED
+ * ring; sqe comes from io_uring_get_sqe128().
+ */
+static inline void vblk_prep_cmd128(struct io_uring_sqe *sqe, int fd, uint32_t cmd_op,
+				    const struct virtblk_uring_cmd *cmd)
+{
+	vblk_fill_cmd(sqe, 1, IORING_OP_URING_CMD128, fd, cmd_op, cmd);
 }
 
 /* Use registered buffer index for the command in sqe. */

@@ -1,7 +1,8 @@
 """A 32-bit task (IA32 emulation, raw io_uring system calls) uses the node:
 its plain buffer address works even with garbage in the upper 32 bits, its
 32-bit iovec array is read as such, and an unmapped address gets EFAULT;
-what it wrote is in the host image."""
+what it wrote is in the host image.  Once submitted by the task, once by an
+SQPOLL thread: compat is the ring's, not the issuing thread's."""
 
 from pattern import image_matches
 from vm import Disk

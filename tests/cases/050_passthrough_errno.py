@@ -15,6 +15,7 @@ TARGET = 2048         # sector of the planted data; every bad write aims there
 # (what, vblk-cmd arguments, expected result); {max}, {lbs}, {end} are the disk's
 CASES = [
     ("ring without SQE128", "-w -S", "EOPNOTSUPP"),
+    ("64-byte uring_cmd on a mixed ring", "-w -M -S", "EOPNOTSUPP"),
     ("unknown cmd_op", "-w -o 0x1234", "ENOTTY"),
     ("flags bit 0", "-w -f 1", "EINVAL"),
     ("flags bit 31", "-w -f 0x80000000", "EINVAL"),
@@ -81,7 +82,7 @@ def test(t):
     t.expect_equal(disk_limits(g, "vdb")["lbs"], 4096, "logical block size of the 4K disk")
 
     # the reverse direction first: what the host planted is what the node reads
-    for args in ("", "-v 4", "-F", "-F -v 4", "-P"):
+    for args in ("", "-v 4", "-F", "-F -v 4", "-P", "-M"):
         result = vblk_cmd(g, f"-s {TARGET} -l 65536 -k {PLANTED} {args}")
         t.expect_equal(result, (OK, "ok"), f"reading host-planted data ({args or 'plain'})")
 

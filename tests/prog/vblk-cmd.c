@@ -21,6 +21,8 @@
  *   -f FLAGS    cmd.flags
  *   -p IOPRIO   cmd.ioprio
  *   -S          a ring without IORING_SETUP_SQE128
+ *   -M          a ring with IORING_SETUP_SQE_MIXED, the command in an
+ *               IORING_OP_URING_CMD128 (-MS: a 64-byte IORING_OP_URING_CMD)
  *   -P          an IOPOLL ring
  *   -q          an SQPOLL ring
  *   -y          IOSQE_ASYNC
@@ -48,7 +50,7 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: vblk-cmd [-wFSPqy] [-k SEED] [-s SECTOR] [-l LEN] [-v NR] [-A OFF]\n"
+	fprintf(stderr, "usage: vblk-cmd [-wFSMPqy] [-k SEED] [-s SECTOR] [-l LEN] [-v NR] [-A OFF]\n"
 		"       [-a ADDR] [-L N] [-t TYPE] [-o OP] [-f FLAG] [-p IOPRIO] [-O r|w|rw] [-U UID]\n"
 		"       [-W FILE] [-R SECTOR:SECTORS[:FLAGS],...] [-iZ] [-X OFF] DEV\n");
 	exit(2);
@@ -87,7 +89,7 @@ int main(int argc, char **argv)
 	struct virtblk_uring_cmd cmd = { 0 };
 	unsigned long long seed = 0, addr = 0, data_len = 0, type = ~0ULL;
 	unsigned int ring_flags = IORING_SETUP_SQE128, nr_vec = 0, misalign = 0;
-	bool write = false, fixed = false, async = false, check = false;
+	bool write = false, fixed = false, async = false, check = false, small = false, mixed = false;
 	bool raw_addr = false, raw_len = false, print_id = false, zero = false;
 	char *ranges = NULL;
 	uint32_t cmd_op = 0;
@@ -102,7 +104,7 @@ int main(int argc, char **argv)
 	size_t len = 0;
 	char *buf;
 
-	while ((opt = getopt(argc, argv, "wk:s:l:v:FA:a:L:t:o:f:p:SPqyO:U:W:R:iZX:")) != -1) {
+	while ((opt = getopt(argc, argv, "wk:s:l:v:FA:a:L:t:o:f:p:SMPqyO:U:W:R:iZX:")) != -1) {
 		switch (opt) {
 		case 'w': write = true; break;
 		case 'k': seed = vblk_number(optarg, usage); check = true; break;
@@ -117,7 +119,8 @@ int main(int argc, char **argv)
 		case 'o': cmd_op = vblk_number(optarg, usage); break;
 		case 'f': cmd.flags = vblk_number(optarg, usage); break;
 		case 'p': cmd.ioprio = vblk_number(optarg, usage); break;
-		case 'S': ring_flags &= ~IORING_SETUP_SQE128; break;
+		case 'S': small = true; break;
+		case 'M': mixed = true; break;
 		case 'P': ring_flags |= IORING_SETUP_IOPOLL; break;
 		case 'q': ring_flags |= IORING_SETUP_SQPOLL; break;
 		case 'y': async = true; break;
@@ -182,6 +185,10 @@ int main(int argc, char **argv)
 	if (raw_len)
 		cmd.data_len = data_len;
 
+	if (mixed)
+		ring_flags = (ring_flags & ~IORING_SETUP_SQE128) | IORING_SETUP_SQE_MIXED;
+	else if (small)
+		ring_flags &= ~IORING_SETUP_SQE128;
 	if (vblk_ring_init(&ring, 4, ring_flags)) {
 		fprintf(stderr, "ring set-up failed\n");
 		return 2;
@@ -194,15 +201,22 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	sqe = io_uring_get_sqe(&ring);
-	vblk_prep_cmd(&ring, sqe, fd, cmd_op, &cmd);
+	sqe = mixed && !small ? io_uring_get_sqe128(&ring) : io_uring_get_sqe(&ring);
+	if (!sqe) {
+		fprintf(stderr, "no SQE\n");
+		return 2;
+	}
+	if (mixed && !small)
+		vblk_prep_cmd128(sqe, fd, cmd_op, &cmd);
+	else
+		vblk_prep_cmd(&ring, sqe, fd, cmd_op, &cmd);
 	if (fixed)
 		vblk_prep_fixed(sqe, 0);
 	if (async)
 		sqe->flags |= IOSQE_ASYNC;
 	if (poke >= 0)
 		((unsigned char *)sqe)[poke] = 1;
-	if (io_uring_submit(&ring) != 1 || io_uring_wait_cqe(&ring, &cqe)) {
+	if (io_uring_submit(&ring) < 1 || io_uring_wait_cqe(&ring, &cqe)) {
 		fprintf(stderr, "submission failed\n");
 		return 2;
 	}

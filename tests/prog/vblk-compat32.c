@@ -9,8 +9,10 @@
  * Writes 16 KiB of the pattern at SECTOR from a plain buffer whose address
  * carries garbage in the upper 32 bits (ignored for a 32-bit task), reads it
  * back through four 32-bit iovecs and checks it, and checks that an
- * unmapped address gets -EFAULT.  Prints one line per step; exits 1 on a
- * failure.
+ * unmapped address gets -EFAULT.  All of it twice: submitted by the task
+ * itself, then by an SQPOLL thread, which is never in a compat system call
+ * (the ring, not the issuing thread, says the task is a 32-bit one).
+ * Prints one line per step; exits 1 on a failure.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,14 +40,14 @@ struct ring {
 	struct io_uring_cqe *cqes;
 };
 
-static int ring_init(struct ring *r)
+static int ring_init(struct ring *r, unsigned int flags)
 {
 	struct io_uring_params p;
 	char *sq, *cq;
 	size_t sq_len, cq_len;
 
 	memset(&p, 0, sizeof(p));
-	p.flags = IORING_SETUP_SQE128;
+	p.flags = IORING_SETUP_SQE128 | flags;
 	r->fd = syscall(__NR_io_uring_setup, 4, &p);
 	if (r->fd < 0)
 		return -errno;
@@ -84,7 +86,9 @@ static int run_cmd(struct ring *r, int fd, uint32_t op, const struct virtblk_uri
 	memcpy(sqe->cmd, cmd, sizeof(*cmd));
 	r->sq_array[idx] = idx;
 	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
-	if (syscall(__NR_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+	/* an SQPOLL thread takes the submission itself; wake it if it sleeps */
+	if (syscall(__NR_io_uring_enter, r->fd, 1, 1,
+		    IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP, NULL, 0) < 0)
 		return -1000 - errno;
 	head = *r->cq_head;
 	if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
@@ -100,33 +104,19 @@ static int step(const char *what, int res, int want)
 	return res != want;
 }
 
-int main(int argc, char **argv)
+/* The steps on one ring; return the number that failed. */
+static int steps(struct ring *ring, int fd, char *buf, uint64_t sector, uint64_t seed)
 {
 	struct virtblk_uring_cmd cmd = { 0 };
 	struct iovec iov[4];
-	uint64_t sector, seed;
-	struct ring ring;
-	int fd, i, failed = 0;
-	char *buf;
-
-	if (argc != 4 || sizeof(void *) != 4) {
-		fprintf(stderr, "usage: vblk-compat32 /dev/vdXc0 SECTOR SEED (a 32-bit build)\n");
-		return 2;
-	}
-	sector = strtoull(argv[2], NULL, 0);
-	seed = strtoull(argv[3], NULL, 0);
-	fd = open(argv[1], O_RDWR);
-	if (fd < 0 || ring_init(&ring) || posix_memalign((void **)&buf, 4096, LEN)) {
-		perror("set-up");
-		return 2;
-	}
+	int i, failed = 0;
 
 	pattern_fill(buf, seed, sector * 512, LEN);
 	cmd.type = VIRTIO_BLK_T_OUT;
 	cmd.sector = sector;
 	cmd.data = 0xdeadbeef00000000ULL | (uintptr_t)buf;
 	cmd.data_len = LEN;
-	failed += step("write, upper address bits set", run_cmd(&ring, fd, VIRTBLK_URING_CMD_IO, &cmd), 0);
+	failed += step("write, upper address bits set", run_cmd(ring, fd, VIRTBLK_URING_CMD_IO, &cmd), 0);
 
 	memset(buf, 0, LEN);
 	for (i = 0; i < 4; i++) {
@@ -136,11 +126,42 @@ int main(int argc, char **argv)
 	cmd.type = VIRTIO_BLK_T_IN;
 	cmd.data = (uintptr_t)iov;
 	cmd.data_len = 4;
-	failed += step("read, four 32-bit iovecs", run_cmd(&ring, fd, VIRTBLK_URING_CMD_IO_VEC, &cmd), 0);
+	failed += step("read, four 32-bit iovecs", run_cmd(ring, fd, VIRTBLK_URING_CMD_IO_VEC, &cmd), 0);
 	failed += step("data read back", pattern_check(buf, seed, sector * 512, LEN) < 0, 1);
 
 	cmd.data = 0x1000;
 	cmd.data_len = LEN;
-	failed += step("unmapped buffer", run_cmd(&ring, fd, VIRTBLK_URING_CMD_IO, &cmd), -EFAULT);
+	failed += step("unmapped buffer", run_cmd(ring, fd, VIRTBLK_URING_CMD_IO, &cmd), -EFAULT);
+	return failed;
+}
+
+int main(int argc, char **argv)
+{
+	static const unsigned int ring_flags[] = { 0, IORING_SETUP_SQPOLL };
+	uint64_t sector, seed;
+	struct ring ring;
+	int fd, failed = 0;
+	unsigned int i;
+	char *buf;
+
+	if (argc != 4 || sizeof(void *) != 4) {
+		fprintf(stderr, "usage: vblk-compat32 /dev/vdXc0 SECTOR SEED (a 32-bit build)\n");
+		return 2;
+	}
+	sector = strtoull(argv[2], NULL, 0);
+	seed = strtoull(argv[3], NULL, 0);
+	fd = open(argv[1], O_RDWR);
+	if (fd < 0 || posix_memalign((void **)&buf, 4096, LEN)) {
+		perror("set-up");
+		return 2;
+	}
+	for (i = 0; i < sizeof(ring_flags) / sizeof(ring_flags[0]); i++) {
+		if (ring_init(&ring, ring_flags[i])) {
+			perror("ring set-up");
+			return 2;
+		}
+		printf("%s:\n", ring_flags[i] ? "SQPOLL ring" : "ring");
+		failed += steps(&ring, fd, buf, sector, seed);
+	}
 	return failed ? 1 : 0;
 }

@@ -622,6 +622,26 @@ static unsigned int iter_stop(struct iter *it, enum reason r)
 	return bit(r);
 }
 
+/*
+ * iovec_from_user(): the whole array must be readable, and it is copied one
+ * iovec at a time, so a negative length stops it before a fault further on.
+ */
+static unsigned int read_iovecs(const struct fuzz *f, const struct cmd *c, struct iter *it)
+{
+	const struct iovec *iov = (const struct iovec *)(uintptr_t)c->cmd.data;
+	uint64_t nr = c->cmd.data_len, i;
+
+	if (user_range_ok(c->cmd.data, nr * 16) != 1)
+		return iter_stop(it, R_BAD_ADDR);
+	for (i = 0; i < nr; i++) {
+		if (mem_prot(f, c->cmd.data + i * 16, 16) == MEM_NONE)
+			return iter_stop(it, R_BAD_ADDR);
+		if ((int64_t)iov[i].iov_len < 0)
+			return iter_stop(it, R_IOV_LEN);
+	}
+	return 0;
+}
+
 /* An array of iovecs, as import_iovec() takes it. */
 static unsigned int import_vec(const struct fuzz *f, const struct cmd *c, struct iter *it)
 {
@@ -634,15 +654,9 @@ static unsigned int import_vec(const struct fuzz *f, const struct cmd *c, struct
 		return 0;
 	if (nr > NR_IOV)
 		return iter_stop(it, R_IOV_COUNT);
-	/* copied one by one: a negative length stops it before a fault further on */
-	if (user_range_ok(c->cmd.data, nr * 16) != 1)
-		return iter_stop(it, R_BAD_ADDR);
-	for (i = 0; i < nr; i++) {
-		if (mem_prot(f, c->cmd.data + i * 16, 16) == MEM_NONE)
-			return iter_stop(it, R_BAD_ADDR);
-		if ((int64_t)iov[i].iov_len < 0)
-			return iter_stop(it, R_IOV_LEN);
-	}
+	why = read_iovecs(f, c, it);
+	if (it->stop)
+		return why;
 	for (i = 0; i < nr; i++) {
 		uint64_t base = (uintptr_t)iov[i].iov_base, len = iov[i].iov_len;
 
@@ -701,13 +715,11 @@ static unsigned int import_fixed_vec(const struct fuzz *f, const struct cmd *c, 
 
 	if (nr > NR_IOV)
 		return iter_stop(it, R_IOV_COUNT) | bit(R_FIXED_IOV_ALLOC);
-	if (nr && user_range_ok(c->cmd.data, nr * 16) != 1)
-		return iter_stop(it, R_BAD_ADDR);
-	for (i = 0; i < nr; i++) {
-		if (mem_prot(f, c->cmd.data + i * 16, 16) == MEM_NONE)
-			return iter_stop(it, R_BAD_ADDR);
-		if ((int64_t)iov[i].iov_len < 0)
-			return iter_stop(it, R_IOV_LEN);
+	if (nr) {
+		unsigned int why = read_iovecs(f, c, it);
+
+		if (it->stop)
+			return why;
 	}
 	if (c->buf_index >= f->nr_registered)
 		return iter_stop(it, R_BUF_INDEX);
