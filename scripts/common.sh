@@ -31,7 +31,10 @@ FIO_BASE_TAG=fio-base           # not fio-N.N: FIO-VERSION-GEN would pick it up
 LIBURING_VERSION=2.15
 
 # Options shared by every `git format-patch` that writes or checks patches/.
-FORMAT_PATCH_OPTS=(--zero-commit --no-signature --no-renames)
+# --abbrev fixes the length of the blob ids on "index" lines: git's default
+# grows with the number of objects, so a fresh tree would write other ids
+# than one with a long history, and the two would never compare equal.
+FORMAT_PATCH_OPTS=(--abbrev=12 --zero-commit --no-signature --no-renames)
 
 die() {
 	echo "error: $*" >&2
