@@ -8,6 +8,8 @@ from pattern import image_matches
 
 # errno names as vblk-cmd prints them
 OK = "OK"
+# struct virtblk_uring_cmd types (VIRTIO_BLK_T_*) that have no vblk-cmd flag
+T_FLUSH, T_GET_ID, T_DISCARD, T_WRITE_ZEROES, T_SECURE_ERASE = 4, 8, 11, 13, 14
 
 
 def vblk_output(guest, args, node="/dev/vdac0"):

@@ -8,12 +8,12 @@ blocks; a discard punches a hole exactly there.  A device without discard or
 write-zeroes, QEMU's lack of secure erase, and bad ranges are refused and
 change neither the image nor the counters."""
 
-from helpers import OK, image_has_data, vblk_cmd, vblk_output
+from helpers import (OK, T_DISCARD, T_FLUSH, T_GET_ID, T_SECURE_ERASE, T_WRITE_ZEROES,
+                     image_has_data, vblk_cmd, vblk_output)
 from pattern import image_matches, write_image
 from vm import Disk
 
 MiB, KiB = 1 << 20, 1 << 10
-T_FLUSH, T_GET_ID, T_DISCARD, T_WRITE_ZEROES, T_SECURE_ERASE = 4, 8, 11, 13, 14
 UNMAP = 1
 SERIAL = "vblk-serial-0"
 NO_DATA = "-a 0 -L 0"
