@@ -2,7 +2,9 @@
 its plain buffer address works even with garbage in the upper 32 bits, its
 32-bit iovec array is read as such, and an unmapped address gets EFAULT;
 what it wrote is in the host image.  Once submitted by the task, once by an
-SQPOLL thread: compat is the ring's, not the issuing thread's."""
+SQPOLL thread, and once by a 64-bit program the task executes with a ring
+it set up: compat is the ring's, not the issuing thread's (64-bit system
+calls on a compat ring still mean 32-bit pointers and iovecs)."""
 
 from pattern import image_matches
 from vm import Disk
@@ -13,8 +15,13 @@ SECTOR, SEED, LEN = 4096, 32, 16384
 def test(t):
     disk = Disk(size=16 << 20)
     g = t.guest([disk])
-    status, out = g.run(f"vblk-compat32 /dev/vdac0 {SECTOR} {SEED}", check=False)
+    status, out = g.run(f"vblk-compat32 /dev/vdac0 {SECTOR} {SEED} $(which vblk-compat-peer)",
+                        check=False)
     t.log(out)
     t.expect(status == 0, f"the 32-bit task failed:\n{out}")
     t.expect(image_matches(disk.image, SEED, SECTOR * 512, LEN),
              "the 32-bit task's write is not in the host image")
+    t.expect("ring handed to a 64-bit task" in out, f"the 64-bit peer did not run:\n{out}")
+    # the peer writes SEED + 1 at SECTOR + 32 (vblk-compat32's PEER arguments)
+    t.expect(image_matches(disk.image, SEED + 1, (SECTOR + 32) * 512, LEN),
+             "the 64-bit peer's write on the 32-bit ring is not in the host image")

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vblk-compat-peer: a 64-bit task that takes over a ring a 32-bit task set
+ * up (vblk-compat32 executes it with the ring's fd).  Its system calls are
+ * 64-bit ones, but the ring is a compat ring: the node must read the
+ * commands' pointers and iovecs as a 32-bit task's, as io_uring does for
+ * its own opcodes.  Decided by in_compat_syscall() instead, the write's
+ * upper address bits would make it fail with -EFAULT.
+ *
+ * usage: vblk-compat-peer RINGFD NODEFD SECTOR SEED
+ * Runs raw_compat_steps() on a buffer below 4 GiB; exits 1 on a failure.
+ */
+#include <stdlib.h>
+
+#include "pattern.h"
+#include "raw-ring.h"
+
+int main(int argc, char **argv)
+{
+	struct io_uring_params p;
+	struct raw_ring ring;
+	int probe, failed;
+	char *buf;
+
+	if (argc != 5 || sizeof(void *) != 8) {
+		fprintf(stderr, "usage: vblk-compat-peer RINGFD NODEFD SECTOR SEED (a 64-bit build)\n");
+		return 2;
+	}
+	/* The ring's layout is that of any ring set up with the same flags */
+	probe = raw_ring_setup(0, &p);
+	buf = mmap(NULL, RAW_BUF_LEN, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	if (probe < 0 || buf == MAP_FAILED || raw_ring_map(&ring, atoi(argv[1]), &p)) {
+		perror("set-up");
+		return 2;
+	}
+	close(probe);
+	failed = raw_compat_steps(&ring, atoi(argv[2]), buf, strtoull(argv[3], NULL, 0),
+				  strtoull(argv[4], NULL, 0));
+	return failed ? 1 : 0;
+}
