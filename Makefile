@@ -17,6 +17,7 @@
 #   make fio-master-export  write build/fio-master's commits back to fio-engine/
 #   make fio-patches  the fio series for fio master, mail-ready, in build/fio-patches/
 #   make deps     install the Debian packages everything needs
+#   make insn-plugin  the TCG plugin that counts guest instructions (build/insn-plugin.so)
 
 SHELL := /bin/bash
 BUILD := $(CURDIR)/build
@@ -39,7 +40,7 @@ URING_LIBS := -L$(LIBURING)/lib -luring
 GUEST_PROGS := $(patsubst tests/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard tests/prog/*.c)) \
 	       $(BUILD)/guest-bin/io_uring-vblk
 
-.PHONY: all deps src export kernel liburing fio fio-export fio-master fio-master-export guest check \
+.PHONY: all deps src export kernel insn-plugin liburing fio fio-export fio-master fio-master-export guest check \
 	test bench patches fio-patches clean
 
 all: test
@@ -92,7 +93,24 @@ fio: deps $(UAPI_HEADERS)
 fio-master: deps $(UAPI_HEADERS)
 	@scripts/fio.sh master
 
-guest: kernel fio $(GUEST_PROGS)
+# The instruction-counting TCG plugin, built against the plugin API header of
+# the QEMU that runs the guests (its Debian source, make deps).
+QEMU_PLUGIN_H := $(BUILD)/qemu-plugin/qemu-plugin.h
+INSN_PLUGIN := $(BUILD)/insn-plugin.so
+
+insn-plugin: $(INSN_PLUGIN)
+
+$(QEMU_PLUGIN_H): | deps
+	@mkdir -p $(@D)
+	tar -xf $(firstword $(wildcard $(BUILD)/dl/qemu_*.orig.tar.*)) -C $(@D) \
+		--strip-components=3 --wildcards '*/include/qemu/qemu-plugin.h'
+	@touch $@
+
+$(INSN_PLUGIN): tools/insn-plugin.c lib/insn-window.h $(QEMU_PLUGIN_H)
+	gcc -O2 -g -Wall -Wextra -Werror -shared -fPIC -I$(dir $(QEMU_PLUGIN_H)) -Ilib \
+		-o $@ $< -lpthread
+
+guest: kernel fio $(GUEST_PROGS) $(INSN_PLUGIN)
 	@guest/mkinitramfs.sh $(BUILD)/initramfs$(SUFFIX).cpio.gz $(BUILD)/modroot$(SUFFIX) \
 		$(GUEST_PROGS) $(FIO)
 

@@ -2,7 +2,8 @@
 # make deps: install the Debian packages in scripts/debian-packages, and
 # download into build/dl/ what bookworm does not have: the kernel base
 # (linux-source-7.3 from trixie-backports), liburing 2.15 and fio 3.41 (the
-# sources in sid).  Those come through a private apt configuration under
+# sources in sid), and the source of the QEMU that runs the guests, whose
+# plugin API header the instruction-counting plugin is built with.  Those come through a private apt configuration under
 # build/apt/ that only ever downloads: nothing from another suite is
 # installed, and the machine's apt configuration is left as it is.
 # Idempotent, and quick when everything is already there.
@@ -67,8 +68,9 @@ apt_private_update() {
 	cat >"$APT_DIR/sources.list" <<-SOURCES
 	deb [signed-by=$keyring] $mirror trixie-backports main
 	deb-src [signed-by=$keyring] $mirror sid main
+	deb-src [signed-by=$keyring] $mirror bookworm main
 	SOURCES
-	note "fetching the trixie-backports and sid indexes into ${APT_DIR#"$TOP"/}/"
+	note "fetching the trixie-backports, sid and bookworm source indexes into ${APT_DIR#"$TOP"/}/"
 	apt_private update >"$LOGS/apt-update.log" 2>&1 || {
 		tail -20 "$LOGS/apt-update.log" >&2
 		die "apt-get update of the private configuration failed (build/logs/apt-update.log)"
@@ -113,13 +115,22 @@ fetch_kernel() {
 
 install_packages
 
+# QEMU's source as the installed QEMU was built from it (the binNMU suffix
+# of the binary's version is not the source's); its orig tarball holds the
+# plugin API header.
+qemu_version=$(dpkg-query -W -f='${source:Version}' qemu-system-x86)
+QEMU_SOURCE=qemu=$qemu_version
+qemu_version=${qemu_version#*:}
+qemu_orig=$DL/qemu_${qemu_version%-*}.orig.tar.
+
 # Each download, by the file that is there once it is complete.
 liburing_dsc=$DL/${LIBURING_SOURCE%%=*}_${LIBURING_SOURCE#*=}.dsc
 fio_orig=$DL/${FIO_SOURCE%%=*}_${FIO_SOURCE#*=}
 fio_orig=${fio_orig%-*}.orig.tar.
 kernel_done=$DL/$KERNEL_PKG.changelog.Debian.gz
 [ -f "$DL/$KERNEL_PKG.tar.xz" ] || rm -f "$kernel_done"
-if [ -f "$kernel_done" ] && [ -f "$liburing_dsc" ] && compgen -G "$fio_orig*" >/dev/null; then
+if [ -f "$kernel_done" ] && [ -f "$liburing_dsc" ] && compgen -G "$fio_orig*" >/dev/null &&
+   compgen -G "$qemu_orig*" >/dev/null; then
 	exit 0
 fi
 
@@ -130,3 +141,5 @@ apt_private_update
 	download "$LIBURING_SOURCE" '*.dsc' apt_private source --download-only "$LIBURING_SOURCE"
 compgen -G "$fio_orig*" >/dev/null ||
 	download "$FIO_SOURCE" '*.orig.tar.*' apt_private source --download-only --tar-only "$FIO_SOURCE"
+compgen -G "$qemu_orig*" >/dev/null ||
+	download "$QEMU_SOURCE" '*.orig.tar.*' apt_private source --download-only --tar-only "$QEMU_SOURCE"

@@ -40,6 +40,7 @@ VARIANT = os.environ.get("VARIANT", "")
 SUFFIX = f"-{VARIANT}" if VARIANT else ""
 KERNEL = os.path.join(BUILD, f"bzImage{SUFFIX}")
 INITRD = os.path.join(BUILD, f"initramfs{SUFFIX}.cpio.gz")
+INSN_PLUGIN = os.path.join(BUILD, "insn-plugin.so")   # make insn-plugin
 SLOWDOWN = 4 if VARIANT == "debug" else 1
 # Under TCG the debug kernel can leave a vCPU without host time for longer
 # than RCU's 21 s default; a real stall still shows after 300 s, and a hang
@@ -155,7 +156,7 @@ class Guest:
     """A running guest.  Use as a context manager: it is killed on exit."""
 
     def __init__(self, name, disks=(), cpus=2, memory="512M", append="",
-                 accel=None, boot_timeout=120):
+                 accel=None, boot_timeout=120, count_insns=False):
         self.name = name
         self.disks = {d.id: d for d in disks}
         self.cpus, self.memory = cpus, memory
@@ -164,6 +165,9 @@ class Guest:
         self.boot_timeout = boot_timeout * SLOWDOWN
         self.dir = os.path.join(GUESTS, name)
         self.console = os.path.join(self.dir, "console.log")
+        # count_insns: tools/insn-plugin.c counts the instructions of every
+        # window the guest marks, into insns.txt (see insn_windows())
+        self.insns = os.path.join(self.dir, "insns.txt") if count_insns else None
         self.proc = self.agent = self.qmp = None
         self.boot_seconds = None
         self._buffer = b""
@@ -183,6 +187,10 @@ class Guest:
                "-chardev", f"socket,id=agent,path={sockdir}/agent,server=on,wait=on",
                "-serial", "chardev:agent",
                "-qmp", f"unix:{sockdir}/qmp,server=on,wait=off"]
+        if self.insns:
+            if self.accel != "tcg":
+                raise GuestError("counting instructions needs TCG")
+            cmd += ["-plugin", f"{INSN_PLUGIN},out={self.insns}"]
         if any(d.iothread for d in self.disks.values()):
             cmd += ["-object", "iothread,id=io0"]
         for disk in self.disks.values():
