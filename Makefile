@@ -2,6 +2,7 @@
 # boot it under QEMU with virtio-blk disks, test and measure.
 #
 #   make bench    the main job: build, boot, benchmark table in results/ (QUICK=1)
+#   make profile  instructions per I/O, node and block device, per kernel symbol
 #   make test     build what is needed, run the whole suite (tests/run.py);
 #                 DEBUG=1 on the sanitizer kernel (any target that boots)
 #   make check    checkpatch --strict, sparse and W=1, and a build of every patch
@@ -41,7 +42,7 @@ GUEST_PROGS := $(patsubst tests/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard tests/p
 	       $(BUILD)/guest-bin/io_uring-vblk
 
 .PHONY: all deps src export kernel insn-plugin liburing fio fio-export fio-master fio-master-export guest check \
-	test bench patches fio-patches clean
+	test bench profile patches fio-patches clean
 
 all: test
 
@@ -120,9 +121,15 @@ check: kernel
 test: guest
 	@python3 tests/run.py $(TESTS)
 
-# The main job: passthrough vs block device, side by side (QUICK=1: < 10 min)
+# The main job: passthrough vs block device, side by side (QUICK=1: < 10 min),
+# then where the instructions go (make profile)
 bench: guest
 	@python3 tools/bench.py $(if $(QUICK),--quick)
+	@python3 tools/profile.py $(if $(QUICK),--quick)
+
+# Instructions per I/O on both paths, per kernel symbol (QUICK=1: reads, plain buffers)
+profile: guest
+	@python3 tools/profile.py $(if $(QUICK),--quick)
 
 clean:
 	rm -rf $(BUILD)

@@ -35,7 +35,7 @@ struct options {
 	unsigned int bs, write_pct, runtime, flush_every;
 	uint64_t ios, size;
 	int cpu;
-	bool passthrough, random, polled, fixed, regfiles, sqpoll, vectored;
+	bool passthrough, nop, random, polled, fixed, regfiles, sqpoll, vectored;
 	bool direct, track_lat, json, quiet;
 };
 
@@ -97,6 +97,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: io_uring-vblk [options] DEVICE\n"
 		"  -u 0|1   path: 0 = block device (/dev/vdX), 1 = passthrough node (/dev/vdXc0) [0]\n"
+		"  -N 0|1   IORING_OP_NOP instead of I/O, in the same loop: the floor [0]\n"
 		"  -d N     queue depth [32]\n"
 		"  -s N     submit batch [min(depth, 32)]\n"
 		"  -c N     complete batch [min(depth, 32)]\n"
@@ -125,9 +126,10 @@ static void parse_args(int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "u:d:s:c:b:w:x:p:B:F:S:V:f:O:n:C:r:I:z:t:jqh")) != -1) {
+	while ((opt = getopt(argc, argv, "u:N:d:s:c:b:w:x:p:B:F:S:V:f:O:n:C:r:I:z:t:jqh")) != -1) {
 		switch (opt) {
 		case 'u': o.passthrough = vblk_number(optarg, usage); break;
+		case 'N': o.nop = vblk_number(optarg, usage); break;
 		case 'd': o.depth = vblk_number(optarg, usage); break;
 		case 's': o.submit_batch = vblk_number(optarg, usage); break;
 		case 'c': o.complete_batch = vblk_number(optarg, usage); break;
@@ -316,7 +318,9 @@ static void prep_one(struct submitter *s)
 	} else {
 		write = rnd(s) % 100 < o.write_pct;
 		off = next_offset(s);
-		if (o.passthrough)
+		if (o.nop)
+			io_uring_prep_nop(sqe);
+		else if (o.passthrough)
 			prep_passthrough(s, sqe, slot, write, off);
 		else
 			prep_block(s, sqe, slot, write, off);
@@ -358,7 +362,7 @@ static int reap(struct submitter *s)
 	for (i = 0; i < n; i++) {
 		bool flush = cqes[i]->user_data & FLUSH_TAG;
 		unsigned int slot = cqes[i]->user_data & ~FLUSH_TAG;
-		int want = o.passthrough || flush ? 0 : (int)o.bs;
+		int want = o.nop || o.passthrough || flush ? 0 : (int)o.bs;
 
 		if (cqes[i]->res != want && !s->error) {
 			fprintf(stderr, "io_uring-vblk: I/O error: res=%d (%s)\n", cqes[i]->res,

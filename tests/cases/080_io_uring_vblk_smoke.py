@@ -1,7 +1,7 @@
 """t/io_uring-vblk completes exactly the I/Os asked of it on both paths,
 interrupt-driven and polled, reads and writes, and QMP's counters show the
 device received each one (merging is off on the block path), flushes mixed
-in with -f included; it refuses a block device with -u1, a node with -u0
+in with -f included; NOPs (-N, the floor) complete and reach nothing; it refuses a block device with -u1, a node with -u0
 and polling without poll queues."""
 
 import json
@@ -35,6 +35,16 @@ def test(t):
         moved = {c: g.blockstats("d0")[c] - before[c] for c in before}
         t.expect_equal(moved, {"wr_operations": IOS, "flush_operations": IOS // 4},
                        f"-u{passthrough} -f 4: what the device saw")
+
+    # -N: the NOP floor runs the same loop and reaches no device
+    for polled in (0, 1):
+        before = g.blockstats("d0")
+        out = g.output(f"io_uring-vblk -u1 -N 1 -p{polled} -d 8 -I {IOS} -j /dev/vdac0")
+        result = json.loads(out.strip().splitlines()[-1])
+        t.expect_equal((result["ios"], result["errors"]), (IOS, 0), f"-N 1 -p{polled}: NOPs done")
+        after = g.blockstats("d0")
+        t.expect_equal([after[c] - before[c] for c in ("rd_operations", "wr_operations")], [0, 0],
+                       f"-N 1 -p{polled}: what the device saw")
 
     for args, message in (("-u1 /dev/vda", "is a block device"),
                           ("-u0 /dev/vdac0", "is a character device"),
