@@ -237,8 +237,10 @@ def main():
              for k, v in fits.items()]
     for point in headline:
         name = f"{point[0]} QD{point[1]} {point[2]}"
-        text += [f"\n## Top {TOP} symbols, {name}\n", top(summary, point),
-                 f"\n## Node against block device, {name}\n", differences(summary, point)]
+        text += [f"\n## Top {TOP} symbols, {name} (raw instructions per I/O)\n",
+                 top(summary, point),
+                 f"\n## Node against block device, {name} (raw instructions per I/O)\n",
+                 differences(summary, point)]
     md = "\n".join(text) + "\n"
     with open(os.path.join(args.out, "profile.md"), "w") as f:
         f.write(md)

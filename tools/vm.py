@@ -166,7 +166,7 @@ class Guest:
         self.dir = os.path.join(GUESTS, name)
         self.console = os.path.join(self.dir, "console.log")
         # count_insns: tools/insn-plugin.c counts the instructions of every
-        # window the guest marks, into insns.txt (see insn_windows())
+        # window the guest marks, into insns.txt (tools/insns.py reads it)
         self.insns = os.path.join(self.dir, "insns.txt") if count_insns else None
         self.proc = self.agent = self.qmp = None
         self.boot_seconds = None
