@@ -23,10 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "insn-window.h"
 #include "vblk-uring.h"
 
 #define MAX_THREADS	16
 #define MAX_BATCH	256
+#define WINDOW_SETTLE_US 100000	/* before a window opens (-W1) */
 #define FLUSH_TAG	(1ULL << 63)	/* user_data of a flush */
 
 struct options {
@@ -36,7 +38,7 @@ struct options {
 	uint64_t ios, size;
 	int cpu;
 	bool passthrough, nop, random, polled, fixed, regfiles, sqpoll, vectored;
-	bool direct, track_lat, json, quiet;
+	bool direct, track_lat, json, quiet, window;
 };
 
 struct submitter {
@@ -117,6 +119,7 @@ static void usage(void)
 		"  -I N     stop each thread after N I/Os\n"
 		"  -z BYTES use only the first BYTES of the device [all]\n"
 		"  -t 0|1   track latency percentiles [0]\n"
+		"  -W 0|1   mark thread 0's I/O loop as a window of tools/insn-plugin.c [0]\n"
 		"  -j       print the summary as JSON\n"
 		"  -q       no per-second lines\n");
 	exit(2);
@@ -126,7 +129,7 @@ static void parse_args(int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "u:N:d:s:c:b:w:x:p:B:F:S:V:f:O:n:C:r:I:z:t:jqh")) != -1) {
+	while ((opt = getopt(argc, argv, "u:N:d:s:c:b:w:x:p:B:F:S:V:f:O:n:C:r:I:z:t:W:jqh")) != -1) {
 		switch (opt) {
 		case 'u': o.passthrough = vblk_number(optarg, usage); break;
 		case 'N': o.nop = vblk_number(optarg, usage); break;
@@ -151,6 +154,7 @@ static void parse_args(int argc, char **argv)
 		case 't': o.track_lat = vblk_number(optarg, usage); break;
 		case 'j': o.json = true; break;
 		case 'q': o.quiet = true; break;
+		case 'W': o.window = vblk_number(optarg, usage); break;
 		default: usage();
 		}
 	}
@@ -394,6 +398,11 @@ static void *run(void *arg)
 		CPU_SET(o.cpu + s->id, &set);
 		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	}
+	if (o.window && !s->id) {
+		/* let what earlier tasks left (RCU callbacks, frees) finish first */
+		usleep(WINDOW_SETTLE_US);
+		insn_window_begin();
+	}
 	s->begin_ns = now_ns();
 	while ((!stop && more_to_prep(s)) || inflight) {
 		unsigned int to_submit = 0, room = 0, wait;
@@ -428,6 +437,8 @@ static void *run(void *arg)
 		if (s->error)
 			stop = true;	/* drain what is in flight, then end */
 	}
+	if (o.window && !s->id)
+		insn_window_end();
 	s->end_ns = now_ns();
 	return NULL;
 }

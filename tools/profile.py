@@ -2,40 +2,47 @@
 """make profile: guest instructions per I/O on the node and on the block
 device, counted by tools/insn-plugin.c, split by kernel symbol.
 
-One guest (TCG, 2 vCPUs, a null-co disk with a poll queue, scheduler none)
-runs every point with t/io_uring-vblk pinned to vCPU 1 inside a window of
-tests/prog/insn-window: 4 KiB random reads and writes, QD 1 and 32,
-interrupt and polled, plain and registered buffers, the node (-u1) against
-the block device (-u0, O_DIRECT), and the same loop with IORING_OP_NOP (-N1,
-the floor).  Each run is two windows, of N and 2N I/Os; their difference
-divided by N is the cost of one I/O, without the program's start and exit.
+Two boots of one guest (TCG, 2 vCPUs, a null-co disk with a poll queue,
+scheduler none) each run every point, alternating them, 5 times: 4 KiB
+random reads and writes, QD 1 and 32, interrupt and polled, plain and
+registered buffers, the node (-u1) against the block device (-u0, O_DIRECT),
+and the same loop with IORING_OP_NOP (-N1, the floor).  t/io_uring-vblk
+runs pinned to vCPU 1 and marks its own I/O loop as the window (-W1), so
+neither its start nor its exit is counted.  A run is two windows, of N and
+2N I/Os (NOPs: ten times as many): their difference divided by N is the
+cost of one I/O.
 
-Raw counts depend on timing: how often the task sleeps and wakes (interrupt
-mode) and how often the driver polls before a completion is there (polled
-mode).  The timing-free figure removes both:
+Raw counts depend on timing; the timing-free figure removes it:
+  - t/io_uring-vblk waits 0.1 s before it opens a window, so that what the
+    previous run left (RCU callbacks freeing its memory) is done;
   - spin-lock slow paths are left out (they count waiting for the other vCPU);
-  - the rest is linear in the waiting events per I/O, x: __schedule entries
-    (interrupt mode) or virtblk_poll entries (polled mode) on the load's vCPU.
-    A least-squares fit over all runs of a path and mode, with an intercept
-    per point, gives the cost of one event; each point is evaluated at one
-    sleep and one wake (2 __schedule) per wait, or one driver poll per
-    io_uring_enter, a wait being an io_uring_enter (its entries are counted);
-    NOPs complete inline and are taken as counted.
-The fit's residuals are printed with it.
+  - the rest is linear in the events of a window that come with waiting
+    (entries of kernel functions on the load's vCPU): in interrupt mode
+    sleeps, wake-ups and idle halts (__schedule, do_idle,
+    default_idle_call), in polled mode io_uring's passes over its poll list
+    and the driver's polls, found or not (io_do_iopoll, virtblk_poll), and
+    in both timer interrupts (hrtimer_interrupt).  tools/insn_fit.py fits
+    their cost over every window of a path and mode and evaluates each point
+    at a canonical wait: per io_uring_enter one sleep and one wake-up with
+    one halt, or one pass and one driver poll; no timer tick.  NOPs complete
+    inline: only their ticks are fitted out.
+The figures of the two boots are printed with their spread.
 
-usage: tools/profile.py [--quick] [--out DIR]
+usage: tools/profile.py [--quick] [--repeats R] [--boots B] [--out DIR] [--reuse]
 """
 
 import argparse
 import collections
 import json
 import os
+import re
 import statistics
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vm  # noqa: E402
+from insn_fit import fit_group  # noqa: E402
 from insns import Symbols, by_symbol, read_windows  # noqa: E402
 
 OPS = (("read", 0), ("write", 100))
@@ -44,12 +51,50 @@ MODES = ("irq", "polled")
 BUFFERS = (("plain", 0), ("fixed", 1))
 PATHS = (("node", "-u1 /dev/vdac0"), ("block", "-u0 /dev/vda"), ("nop", "-u1 -N1 /dev/vdac0"))
 CPU = 1                 # the load's vCPU; its queue's interrupt lands there
-N = 2000                # I/Os of the shorter window of a run
+N = 2000                # I/Os of the shorter window of a run (NOPs: NOP_N)
+NOP_N = 10 * N          # a NOP costs a tenth of an I/O: as many instructions
 DISK = vm.Disk(id="d0", backend="null", size=64 << 30, iothread=True, num_queues=2)
-SLOWPATHS = ("native_queued_spin_lock_slowpath", "__pv_queued_spin_lock_slowpath")
-EVENT = {"irq": "__schedule", "polled": "virtblk_poll"}
+SLOWPATH = re.compile(r"queued_(spin|read|write)_lock_slowpath$")
 ENTER = "__x64_sys_io_uring_enter"
+# What varies with timing, per completion mode, and its count per I/O in a
+# canonical wait given io_uring_enter calls per I/O: a sleep and a wake-up
+# (two __schedule) on an idle CPU that halts once (do_idle,
+# default_idle_call); or one pass over the poll list (io_do_iopoll) and one
+# driver poll (virtblk_poll).  Timer interrupts (hrtimer_interrupt) come
+# with time, not with I/O: none in a canonical wait.  NOPs only see ticks.
+TICK = "hrtimer_interrupt"
+EVENTS = {"irq": ("__schedule", "do_idle", "default_idle_call", TICK),
+          "polled": ("io_do_iopoll", "virtblk_poll", TICK), "nop": (TICK,)}
+CANONICAL = {"irq": lambda enters: {"__schedule": 2 * enters, "do_idle": enters,
+                                    "default_idle_call": enters, TICK: 0},
+             "polled": lambda enters: {"io_do_iopoll": enters, "virtblk_poll": enters, TICK: 0},
+             "nop": lambda enters: {TICK: 0}}
+SPREAD_LIMIT = {"node": 0.02, "block": 0.02, "nop": 0.005}
 TOP = 15
+BLIND_SPOTS = """\
+- Time, not instructions: a cache miss, a VM exit on real hardware, an
+  emulated device's latency all cost nothing here.  Instructions per I/O
+  are what the CPU must execute, not how long an I/O takes: IOPS (make
+  bench) and the waits per I/O beside them say that.
+- Waiting is fitted out, not avoided: the timing-free figure assumes one
+  sleep and wake-up, or one driver poll, per io_uring_enter.  A path that
+  needs more of them in practice pays more than its figure: the raw counts
+  and the waits per I/O show it.  An event whose count hardly varies is
+  not fitted (its slope would be noise) and is counted as it happened.
+- The other vCPU: the device's completion side runs in QEMU's iothread, not
+  in the guest, so its cost is absent; work the guest moves to vCPU 0
+  (kworkers, RCU callbacks, timers) shows only in "both vCPUs", raw.
+- Spin-lock slow paths are left out whole, also what they cost when there
+  is no contention worth the name.
+- Timer ticks are fitted out at none per I/O, whatever a tick did (RCU,
+  load balancing); other interrupts on vCPU 1 are counted as they happen.
+- Work left by the previous run is let finish for 0.1 s before a window
+  opens; what takes longer still falls into the window.
+- Inlined functions are counted in their caller; a symbol's entries count
+  the blocks that start at its first instruction, so a tail call or a jump
+  back to the top counts as an entry.
+- Only TCG's x86 guest is measured; another architecture's or another
+  compiler's instruction mix is not."""
 
 
 def points(quick):
@@ -64,97 +109,89 @@ def points(quick):
                         yield op, depth, mode, bufs, path
 
 
+def window_ios(point):
+    """The I/Os of a run's shorter window; the longer has twice as many."""
+    return NOP_N if point[4] == "nop" else N
+
+
 def command(point, ios):
     op, depth, mode, bufs, path = point
-    return (f"insn-window -c {CPU} io_uring-vblk -d {depth} -w {dict(OPS)[op]} "
-            f"-p {int(mode == 'polled')} -B {dict(BUFFERS)[bufs]} -I {ios} -C {CPU} -q -j "
-            f"{dict(PATHS)[path]}")
+    return (f"io_uring-vblk -d {depth} -w {dict(OPS)[op]} -p {int(mode == 'polled')} "
+            f"-B {dict(BUFFERS)[bufs]} -I {ios} -C {CPU} -W 1 -q -j {dict(PATHS)[path]}")
 
 
-def run_all(quick, repeats):
-    """Boot, run every point repeats times (alternating the points), return
-    the windows, the blocks' sizes, the symbols and the list of runs."""
-    runs = []
-    with vm.Guest("profile", [DISK], count_insns=True) as guest:
+def run_boot(name, quick, repeats):
+    """Boot, run every point repeats times (alternating the points); leave
+    insns.txt, the module symbols and the runs' points in the guest's
+    directory, which is returned."""
+    runs, started = [], time.monotonic()
+    with vm.Guest(name, [DISK], count_insns=True) as guest:
         guest.load_vblk("poll_queues=1")
         guest.output("echo none > /sys/block/vda/queue/scheduler")
         modules = guest.output("grep '\\[' /proc/kallsyms")
-        for repeat in range(repeats):
+        for _ in range(repeats):
             for point in points(quick):
-                for ios in (N, 2 * N):
+                n = window_ios(point)
+                for ios in (n, 2 * n):
                     guest.output(command(point, ios))
                 runs.append(point)
-        windows, sizes = read_windows(guest.insns)
-    with open(os.path.join(vm.BUILD, f"kobj{vm.SUFFIX}", "System.map")) as f:
-        symbols = Symbols(f.read(), modules)
-    return windows, sizes, symbols, runs
+        with open(os.path.join(guest.dir, "modules.txt"), "w") as f:
+            f.write(modules)
+        with open(os.path.join(guest.dir, "runs.json"), "w") as f:
+            json.dump({"runs": runs, "seconds": time.monotonic() - started}, f)
+        return guest.dir
 
 
-def per_io(windows, sizes, symbols, runs):
-    """One record per run: counts per I/O of the second window minus the first."""
+def load_boot(directory):
+    """One record per run: its windows (for the fit) and its counts per I/O,
+    the second window less the first."""
+    windows, sizes = read_windows(os.path.join(directory, "insns.txt"))
+    with open(vm.SYSTEM_MAP) as f, \
+            open(os.path.join(directory, "modules.txt")) as g:
+        symbols = Symbols(f.read(), g.read())
+    with open(os.path.join(directory, "runs.json")) as f:
+        done = json.load(f)
+    runs = [tuple(p) for p in done["runs"]]
+    if len(windows) != 2 * len(runs):
+        raise SystemExit(f"{directory}: {len(windows)} windows for {len(runs)} runs")
     records = []
     for i, point in enumerate(runs):
-        short, long_ = windows[2 * i], windows[2 * i + 1]
-        si, se = by_symbol(short, sizes, symbols, CPU)
-        li, le = by_symbol(long_, sizes, symbols, CPU)
-        syms = {k: (li[k] - si[k]) / N for k in set(li) | set(si)}
-        entries = {k: (le[k] - se[k]) / N for k in set(le) | set(se)}
-        both = sum(long_.total(v) - short.total(v) for v in range(long_.vcpus())) / N
-        raw = (long_.total(CPU) - short.total(CPU)) / N
-        # each window on its own, for the fit: instructions without the
-        # spin-lock slow paths, waiting events and io_uring_enter calls
-        windows_ = []
-        for ios, insns, ents in ((N, si, se), (2 * N, li, le)):
-            windows_.append({"ios": ios,
-                             "y": sum(insns.values()) - sum(insns[s] for s in SLOWPATHS),
-                             "x": ents[EVENT[point[2]]], "enters": ents[ENTER]})
-        records.append({"point": point, "raw": raw, "both": both, "symbols": syms,
-                        "windows": windows_,
-                        "schedule": entries.get("__schedule", 0.0),
-                        "polls": entries.get("virtblk_poll", 0.0),
-                        "enters": entries.get(ENTER, 0.0)})
-    return records
+        pair, n = (windows[2 * i], windows[2 * i + 1]), window_ios(point)
+        counted = [by_symbol(w, sizes, symbols, CPU) for w in pair]
+        (si, se), (li, le) = counted
+        records.append({
+            "point": point,
+            "raw": (pair[1].total(CPU) - pair[0].total(CPU)) / n,
+            "both": sum(pair[1].total(v) - pair[0].total(v) for v in range(pair[0].vcpus())) / n,
+            "symbols": {k: (li[k] - si[k]) / n for k in set(li) | set(si)},
+            "schedule": (le["__schedule"] - se["__schedule"]) / n,
+            "polls": (le["virtblk_poll"] - se["virtblk_poll"]) / n,
+            "enters": (le[ENTER] - se[ENTER]) / n,
+            "windows": [{"ios": ios,
+                         "y": sum(c for k, c in insns.items() if not SLOWPATH.search(k)),
+                         "events": {e: entries[e] for es in EVENTS.values() for e in es},
+                         "enters": entries[ENTER]}
+                        for ios, (insns, entries) in zip((n, 2 * n), counted)]})
+    return records, done["seconds"]
 
 
 def fit(records):
-    """Per (path, mode): the cost of one waiting event, by least squares over
-    every window, each point with its own fixed cost and cost per I/O:
-        instructions = fixed[point] + per_io[point] * ios + per_event * events
-    Each record gains "free", its point's timing-free instructions per I/O
-    (per_io plus per_event times the events of the canonical wait)."""
-    fits = {}
-    groups = collections.defaultdict(list)
+    """The fit per path and mode; each record gains "free", its point's
+    timing-free instructions per I/O."""
+    fits, groups = {}, collections.defaultdict(list)
     for r in records:
         groups[r["point"][4], r["point"][2]].append(r)
-    for key, group in groups.items():
-        # windows of one point and length: their differences are all waiting
-        cells = collections.defaultdict(list)
+    for (path, mode), group in groups.items():
+        kind = "nop" if path == "nop" else mode
+        fits[f"{path} {mode}"], free = fit_group(group, EVENTS[kind], CANONICAL[kind],
+                                                 window_ios(group[0]["point"]))
         for r in group:
-            for w in r["windows"]:
-                cells[r["point"], w["ios"]].append(w)
-        mean = {c: {k: statistics.fmean(w[k] for w in ws) for k in ("x", "y", "enters")}
-                for c, ws in cells.items()}
-        sxy = sum((w["x"] - mean[c]["x"]) * (w["y"] - mean[c]["y"])
-                  for c, ws in cells.items() for w in ws)
-        sxx = sum((w["x"] - mean[c]["x"]) ** 2 for c, ws in cells.items() for w in ws)
-        # NOPs complete inline: nothing waits, there is nothing to fit out
-        slope = sxy / sxx if sxx > 1e-9 and key[0] != "nop" else 0.0
-        residuals = [w["y"] - mean[c]["y"] - slope * (w["x"] - mean[c]["x"])
-                     for c, ws in cells.items() for w in ws]
-        for r in group:
-            short, long_ = mean[r["point"], N], mean[r["point"], 2 * N]
-            per_io = ((long_["y"] - slope * long_["x"]) - (short["y"] - slope * short["x"])) / N
-            enters = (long_["enters"] - short["enters"]) / N
-            events = 2 * enters if key[1] == "irq" else enters
-            r["free"] = per_io + slope * (0 if key[0] == "nop" else events)
-        fits[f"{key[0]} {key[1]}"] = {
-            "per_event": slope, "windows": len(residuals),
-            "residual_rms": statistics.fmean(e * e for e in residuals) ** 0.5}
+            r["free"] = free[r["point"]]
     return fits
 
 
 def summarize(records):
-    """Medians per point, and the mean of each symbol's count per I/O."""
+    """Per point: medians of the runs, and each symbol's mean count per I/O."""
     by_point = collections.defaultdict(list)
     for r in records:
         by_point[r["point"]].append(r)
@@ -166,27 +203,61 @@ def summarize(records):
                 syms[k] += v / len(rs)
         out[point] = {k: statistics.median(r[k] for r in rs)
                       for k in ("free", "raw", "both", "schedule", "polls", "enters")}
-        out[point]["spread"] = (max(r["raw"] for r in rs) - min(r["raw"] for r in rs)) / \
-            max(statistics.median(r["raw"] for r in rs), 1)
+        out[point]["symbols"] = syms
+    return out
+
+
+def combine(boots):
+    """The boots' summaries as one: means, and the spread of the timing-free
+    figure (max - min over the mean)."""
+    out = {}
+    for point in boots[0]:
+        each = [b[point] for b in boots]
+        free = [s["free"] for s in each]
+        out[point] = {k: statistics.fmean(s[k] for s in each) for k in each[0] if k != "symbols"}
+        out[point]["boots"] = free
+        out[point]["spread"] = (max(free) - min(free)) / abs(statistics.fmean(free))
+        syms = collections.Counter()
+        for s in each:
+            for k, v in s["symbols"].items():
+                syms[k] += v / len(each)
         out[point]["symbols"] = dict(syms.most_common())
     return out
 
 
+def waits(per_io):
+    """Events per I/O, differences of counts: no "-0.00"."""
+    return f"{0.0 if abs(per_io) < 0.005 else per_io:.2f}"
+
+
 def table(summary):
     lines = ["| op | QD | completion | buffers | node | block | node/block | NOP floor | "
-             "node raw | block raw | both vCPUs node / block | sched/IO node / block | "
-             "polls/IO node / block |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "spread of 2 boots node / block / NOP | node raw | block raw | "
+             "both vCPUs raw node / block | sched/IO node / block | polls/IO node / block |",
+             "| --- " * 14 + "|"]
     for (op, depth, mode, bufs, path), s in summary.items():
         if path != "node":
             continue
         b = summary[op, depth, mode, bufs, "block"]
-        nop = summary.get((OPS[0][0], depth, mode, BUFFERS[0][0], "nop"), {})
+        nop = summary[OPS[0][0], depth, mode, BUFFERS[0][0], "nop"]
         lines.append(
             f"| {op} | {depth} | {mode} | {bufs} | {s['free']:.0f} | {b['free']:.0f} | "
-            f"{s['free'] / b['free']:.2f} | {nop.get('free', 0):.0f} | {s['raw']:.0f} | "
-            f"{b['raw']:.0f} | {s['both']:.0f} / {b['both']:.0f} | "
-            f"{s['schedule']:.2f} / {b['schedule']:.2f} | {s['polls']:.2f} / {b['polls']:.2f} |")
+            f"{s['free'] / b['free']:.2f} | {nop['free']:.0f} | "
+            f"{100 * s['spread']:.1f} / {100 * b['spread']:.1f} / {100 * nop['spread']:.2f} % | "
+            f"{s['raw']:.0f} | {b['raw']:.0f} | {s['both']:.0f} / {b['both']:.0f} | "
+            f"{waits(s['schedule'])} / {waits(b['schedule'])} | "
+            f"{waits(s['polls'])} / {waits(b['polls'])} |")
+    return "\n".join(lines)
+
+
+def agreement(summary):
+    """One line per path: the largest spread between boots, against its limit."""
+    lines = []
+    for path, limit in SPREAD_LIMIT.items():
+        worst = max((s["spread"], p) for p, s in summary.items() if p[4] == path)
+        verdict = "within" if worst[0] <= limit else "OUTSIDE"
+        lines.append(f"- {path}: largest spread {100 * worst[0]:.2f} % "
+                     f"({' '.join(map(str, worst[1][:4]))}), {verdict} the {100 * limit:g} % limit")
     return "\n".join(lines)
 
 
@@ -196,7 +267,7 @@ def differences(summary, point):
     block = summary[point + ("block",)]["symbols"]
     diff = {k: node.get(k, 0) - block.get(k, 0) for k in set(node) | set(block)}
     rows = sorted(diff.items(), key=lambda kv: -abs(kv[1]))[:TOP]
-    lines = [f"| symbol | node | block | node - block |", "| --- | --- | --- | --- |"]
+    lines = ["| symbol | node | block | node - block |", "| --- | --- | --- | --- |"]
     lines += [f"| {k} | {node.get(k, 0):.0f} | {block.get(k, 0):.0f} | {v:+.0f} |"
               for k, v in rows]
     return "\n".join(lines)
@@ -210,38 +281,62 @@ def top(summary, point):
     return "\n\n".join(lines)
 
 
+def fit_table(fits):
+    lines = ["| boot | path, mode | instructions per event | windows | "
+             "residual RMS (instructions per window) |", "| --- | --- | --- | --- | --- |"]
+    for boot, per in enumerate(fits, 1):
+        for key, f in per.items():
+            slopes = ", ".join(f"{e} {s:.0f}" for e, s in f["slopes"].items()) or "(none)"
+            lines.append(f"| {boot} | {key} | {slopes} | {f['windows']} | "
+                         f"{f['residual_rms']:.0f} |")
+    return "\n".join(lines)
+
+
+def report(summary, fits, repeats, minutes):
+    text = [f"# make profile\n\nGuest instructions per 4 KiB I/O on the load's vCPU, "
+            f"timing-free (method: tools/profile.py, tools/insn_fit.py), mean of "
+            f"{len(fits)} boots, each the median of {repeats} runs; raw counts and waits "
+            f"per I/O beside them.  The boots took {minutes:.1f} min.\n", table(summary),
+            "\n## Do two boots agree?\n", agreement(summary),
+            "\n## The fit\n", fit_table(fits),
+            "\n## What the method cannot see\n", BLIND_SPOTS]
+    for point in summary:
+        if point[4] != "node":
+            continue
+        name = " ".join(map(str, point[:4]))
+        text += [f"\n## {name}: top {TOP} symbols (raw instructions per I/O)\n",
+                 top(summary, point[:4]),
+                 f"\n### {name}: node against block device\n",
+                 differences(summary, point[:4])]
+    return "\n".join(text) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="reads, plain buffers only")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--boots", type=int, default=2)
     parser.add_argument("--out", default=os.path.join(vm.TOP, "results"))
+    parser.add_argument("--reuse", action="store_true",
+                        help="analyse the boots' counts left by the last run again")
     args = parser.parse_args()
-    started = time.monotonic()
-    windows, sizes, symbols, runs = run_all(args.quick, args.repeats)
-    records = per_io(windows, sizes, symbols, runs)
-    fits = fit(records)
-    summary = summarize(records)
-    minutes = (time.monotonic() - started) / 60
+    names = [f"profile-{b}" for b in range(args.boots)]
+    dirs = ([os.path.join(vm.GUESTS, n) for n in names] if args.reuse else
+            [run_boot(n, args.quick, args.repeats) for n in names])
+    summaries, fits, seconds = [], [], 0
+    for d in dirs:
+        records, took = load_boot(d)
+        seconds += took
+        fits.append(fit(records))
+        summaries.append(summarize(records))
+    repeats = len(records) // len(summaries[-1])
+    summary = combine(summaries)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "profile.json"), "w") as f:
-        json.dump({"fits": fits, "records": [dict(r, point=list(r["point"])) for r in records],
+        json.dump({"fits": fits,
                    "summary": {" ".join(map(str, k)): v for k, v in summary.items()}},
                   f, indent=1)
-    headline = [(OPS[0][0], 1, "irq", "plain"), (OPS[0][0], 32, "polled", "plain")]
-    text = [f"# make profile\n\nGuest instructions per 4 KiB I/O on the load's vCPU, "
-            f"timing-free (see tools/profile.py), median of {args.repeats} runs; raw counts "
-            f"beside them.  Took {minutes:.1f} min.\n", table(summary), "\n## The fit\n",
-            "| path, mode | instructions per event | windows | residual RMS (instructions per window) |",
-            "| --- | --- | --- | --- |"]
-    text += [f"| {k} | {v['per_event']:.0f} | {v['windows']} | {v['residual_rms']:.0f} |"
-             for k, v in fits.items()]
-    for point in headline:
-        name = f"{point[0]} QD{point[1]} {point[2]}"
-        text += [f"\n## Top {TOP} symbols, {name} (raw instructions per I/O)\n",
-                 top(summary, point),
-                 f"\n## Node against block device, {name} (raw instructions per I/O)\n",
-                 differences(summary, point)]
-    md = "\n".join(text) + "\n"
+    md = report(summary, fits, repeats, seconds / 60)
     with open(os.path.join(args.out, "profile.md"), "w") as f:
         f.write(md)
     print(md)

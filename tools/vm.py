@@ -40,6 +40,7 @@ VARIANT = os.environ.get("VARIANT", "")
 SUFFIX = f"-{VARIANT}" if VARIANT else ""
 KERNEL = os.path.join(BUILD, f"bzImage{SUFFIX}")
 INITRD = os.path.join(BUILD, f"initramfs{SUFFIX}.cpio.gz")
+SYSTEM_MAP = os.path.join(BUILD, f"kobj{SUFFIX}", "System.map")   # KERNEL's symbols
 INSN_PLUGIN = os.path.join(BUILD, "insn-plugin.so")   # make insn-plugin
 SLOWDOWN = 4 if VARIANT == "debug" else 1
 # Under TCG the debug kernel can leave a vCPU without host time for longer

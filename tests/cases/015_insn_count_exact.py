@@ -1,21 +1,27 @@
 """tools/insn-plugin.c counts exactly: a user-space loop of a known number of
 instructions (2N + 1) between the window markers, pinned to vCPU 1, is
 counted as exactly that many user-space instructions on vCPU 1, for two
-values of N, however the guest's interrupts and the other vCPU fall; and a
-window around a command that does nothing counts on the vCPU it ran on."""
+values of N, however the guest's interrupts and the other vCPU fall; a
+window around a command that does nothing counts on the vCPU it ran on; and
+the window t/io_uring-vblk -W1 marks holds its loop: NOPs at QD1 on vCPU 1
+enter the kernel exactly once each there."""
 
-from insns import read_windows
+from insns import Symbols, by_symbol, read_windows
+from vm import SYSTEM_MAP, Disk
 
 LOOPS = (100000, 300000)
+NOPS = 500
+ENTER = "__x64_sys_io_uring_enter"
 
 
 def test(t):
-    g = t.guest([], count_insns=True)
+    g = t.guest([Disk(id="d0", backend="null", size=1 << 30)], count_insns=True)
     for n in LOOPS:
         g.output(f"insn-window -c 1 -l {n}")
     g.output("insn-window -c 0 true")
-    windows, _ = read_windows(g.insns)
-    t.expect_equal(len(windows), len(LOOPS) + 1, "windows counted")
+    g.output(f"io_uring-vblk -u1 -N1 -d 1 -I {NOPS} -C 1 -W 1 -q /dev/vdac0")
+    windows, sizes = read_windows(g.insns)
+    t.expect_equal(len(windows), len(LOOPS) + 2, "windows counted")
     for n, w in zip(LOOPS, windows):
         t.log(f"loop of {n}: window opened on vCPU {w.opened_by}, closed on {w.closed_by}; "
               f"user {w.total(1, kernel=False)}, kernel {w.total(1, kernel=True)} on vCPU 1; "
@@ -23,8 +29,15 @@ def test(t):
         t.expect_equal((w.opened_by, w.closed_by), (1, 1), f"the vCPUs of the loop of {n}")
         t.expect_equal(w.total(1, kernel=False), 2 * n + 1,
                        f"user-space instructions of a loop of {n}")
-    w = windows[-1]
+    w = windows[-2]
     t.log(f"true: vCPU 0 user {w.total(0, kernel=False)} kernel {w.total(0, kernel=True)}")
     t.expect(w.opened_by == w.closed_by == 0 and w.total(0, kernel=True) > 0 and
              w.total(0, kernel=False) > 0,
              "a window around fork, exec and wait counted nothing on its vCPU")
+
+    w = windows[-1]
+    with open(SYSTEM_MAP) as f:
+        _, entries = by_symbol(w, sizes, Symbols(f.read()), 1)
+    t.log(f"io_uring-vblk -W1: vCPUs {w.opened_by}/{w.closed_by}, {ENTER} {entries[ENTER]} on vCPU 1")
+    t.expect_equal((w.opened_by, w.closed_by, entries[ENTER]), (1, 1, NOPS),
+                   f"io_uring-vblk -W1 around {NOPS} NOPs at QD1: vCPUs and io_uring_enter calls")

@@ -1,0 +1,87 @@
+"""Timing-free instructions per I/O: fit out what waiting costs.
+
+A run of the profile is two windows of one point (op, depth, completion,
+buffers, path), of N and 2N I/Os.  The instructions y of a window grow with
+its I/Os and with how often it waited: sleeps and wake-ups, or polls that
+found nothing.  Those waiting events x_k are counted (entries of a kernel
+function), so over every window of one path and completion mode
+    y = fixed[cell] + sum_k slope_k * x_k
+with a cell a (point, window length), is a least-squares problem: within a
+cell the I/Os are the same and every difference is waiting.  The point's
+cost per I/O is then the difference of the two lengths' cells, less the
+events they counted, plus the events of a canonical wait, per I/O.
+"""
+
+import collections
+import statistics
+
+# an event whose count moves within a cell by less than this part of its
+# count (root mean square over the windows) would give a slope that is all
+# noise: it is left out, its count taken as it is
+MIN_EVENT_SPREAD = 0.01
+
+
+def solve(matrix, vector):
+    """x with matrix @ x = vector (Gauss-Jordan, partial pivoting)."""
+    n = len(vector)
+    rows = [list(r) + [v] for r, v in zip(matrix, vector)]
+    for c in range(n):
+        pivot = max(range(c, n), key=lambda r: abs(rows[r][c]))
+        rows[c], rows[pivot] = rows[pivot], rows[c]
+        for r in range(n):
+            if r != c:
+                f = rows[r][c] / rows[c][c]
+                rows[r] = [a - f * b for a, b in zip(rows[r], rows[c])]
+    return [rows[i][n] / rows[i][i] for i in range(n)]
+
+
+def centred(cells, events):
+    """Each window as (y, [x_k]) less its cell's mean."""
+    out = []
+    for windows in cells.values():
+        my = statistics.fmean(w["y"] for w in windows)
+        mx = {e: statistics.fmean(w["events"][e] for w in windows) for e in events}
+        out += [(w["y"] - my, [w["events"][e] - mx[e] for e in events]) for w in windows]
+    return out
+
+
+def least_squares(cells, events):
+    """Slopes per event (0 for one left out) and the residuals."""
+    rows = centred(cells, events)
+    windows = [w for ws in cells.values() for w in ws]
+    used = [i for i, e in enumerate(events)
+            if statistics.fmean(r[1][i] ** 2 for r in rows) ** 0.5 >=
+            max(MIN_EVENT_SPREAD * statistics.fmean(w["events"][e] for w in windows), 0.5)]
+    slopes = dict.fromkeys(events, 0.0)
+    if used:
+        gram = [[sum(r[1][a] * r[1][b] for r in rows) for b in used] for a in used]
+        moments = [sum(r[1][a] * r[0] for r in rows) for a in used]
+        for i, s in zip(used, solve(gram, moments)):
+            slopes[events[i]] = s
+    residuals = [y - sum(slopes[e] * x for e, x in zip(events, xs)) for y, xs in rows]
+    return slopes, residuals
+
+
+def fit_group(runs, events, canonical, n):
+    """Fit one path and completion mode; runs: [{"point", "windows"}], each
+    window {"ios", "y", "events": {name: entries}, "enters"}, of n or 2n I/Os.
+    canonical(enters per I/O) -> {event: its count per I/O in a canonical wait}.
+    Returns the fit and {point: timing-free instructions per I/O}."""
+    cells = collections.defaultdict(list)
+    for r in runs:
+        for w in r["windows"]:
+            cells[r["point"], w["ios"]].append(w)
+    slopes, residuals = least_squares(cells, events) if events else ({}, [0.0])
+    free = {}
+    for point in {r["point"] for r in runs}:
+        def level(ios):
+            ws = cells[point, ios]
+            return (statistics.fmean(w["y"] - sum(slopes[e] * w["events"][e] for e in events)
+                                     for w in ws),
+                    statistics.fmean(w["enters"] for w in ws))
+        (short, short_enters), (long_, long_enters) = level(n), level(2 * n)
+        wait = canonical((long_enters - short_enters) / n)
+        free[point] = (long_ - short) / n + sum(slopes[e] * wait[e] for e in events)
+    rms = statistics.fmean(e * e for e in residuals) ** 0.5
+    return {"slopes": slopes, "windows": sum(map(len, cells.values())),
+            "residual_rms": rms}, free
