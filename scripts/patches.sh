@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make patches / make fio-patches: the mail-ready form of a patch series,
 # with its cover letter filled in from the series' cover-letter.txt (first
-# line the subject; @BENCH@ becomes the make bench table of README.md,
-# @BASE@ the base's description) and its addresses.
+# line the subject; @BENCH@ and @PROFILE@ become README.md's make bench
+# table and make profile summary, @BASE@ the base's description) and its
+# addresses.
 #   patches.sh kernel   patches/ on build/linux   -> build/patches/  (v2, get_maintainer.pl)
 #   patches.sh fio      fio-engine/ on build/fio-master -> build/fio-patches/ (fio's list)
 . "$(dirname "$0")/common.sh"
@@ -38,14 +39,19 @@ mkdir -p "$out"
 git -C "$tree" format-patch -q "${prefix[@]}" --cover-letter --no-signature --thread=shallow \
 	"${args[@]}" -o "$out" "$base..HEAD"
 
-bench=$(sed -n '/<!-- bench -->/,/<!-- \/bench -->/p' "$TOP/README.md" | sed '1d;$d')
+# README.md's text between <!-- NAME --> and <!-- /NAME -->
+readme_part() {
+	sed -n "/<!-- $1 -->/,/<!-- \/$1 -->/p" "$TOP/README.md" | sed '1d;$d'
+}
+bench=$(readme_part bench) profile=$(readme_part profile)
 BENCH=${bench:-"(no make bench table in README.md)"} \
+PROFILE=${profile:-"(no make profile summary in README.md)"} \
 BASE=$(git -C "$tree" log -1 --format=%s "$base") \
 python3 - "$out"/*0000-cover-letter.patch "$dir/cover-letter.txt" <<'PY'
 import os, sys
 cover, template = sys.argv[1:3]
 subject, _, body = open(template).read().partition("\n\n")
-for key in ("BENCH", "BASE"):
+for key in ("BENCH", "PROFILE", "BASE"):
     body = body.replace(f"@{key}@", os.environ[key].strip())
 text = open(cover).read()
 text = text.replace("*** SUBJECT HERE ***", subject.strip())
