@@ -9,7 +9,8 @@ function), so over every window of one path and completion mode
 with a cell a (point, window length), is a least-squares problem: within a
 cell the I/Os are the same and every difference is waiting.  The point's
 cost per I/O is then the difference of the two lengths' cells, less the
-events they counted, plus the events of a canonical wait, per I/O.
+events they counted, plus the events of a canonical wait, per I/O.  A
+window that no event explains (its residual an outlier) is left out, once.
 """
 
 import collections
@@ -19,6 +20,10 @@ import statistics
 # count (root mean square over the windows) would give a slope that is all
 # noise: it is left out, its count taken as it is
 MIN_EVENT_SPREAD = 0.01
+# a window whose residual is more than OUTLIER robust standard deviations
+# (ROBUST_SIGMA times the median absolute residual) is left out of the fit
+OUTLIER = 5.0
+ROBUST_SIGMA = 1.4826
 
 
 def solve(matrix, vector):
@@ -46,20 +51,38 @@ def centred(cells, events):
 
 
 def least_squares(cells, events):
-    """Slopes per event (0 for one left out) and the residuals."""
+    """Slopes per event (0 for one left out) and the residuals.  No event
+    can save instructions: one whose slope comes out negative (an outlier
+    window pulled it) is left out and the rest fitted again."""
     rows = centred(cells, events)
     windows = [w for ws in cells.values() for w in ws]
     used = [i for i, e in enumerate(events)
             if statistics.fmean(r[1][i] ** 2 for r in rows) ** 0.5 >=
             max(MIN_EVENT_SPREAD * statistics.fmean(w["events"][e] for w in windows), 0.5)]
-    slopes = dict.fromkeys(events, 0.0)
-    if used:
-        gram = [[sum(r[1][a] * r[1][b] for r in rows) for b in used] for a in used]
-        moments = [sum(r[1][a] * r[0] for r in rows) for a in used]
-        for i, s in zip(used, solve(gram, moments)):
-            slopes[events[i]] = s
+    while True:
+        slopes = dict.fromkeys(events, 0.0)
+        if used:
+            gram = [[sum(r[1][a] * r[1][b] for r in rows) for b in used] for a in used]
+            moments = [sum(r[1][a] * r[0] for r in rows) for a in used]
+            for i, s in zip(used, solve(gram, moments)):
+                slopes[events[i]] = s
+        worst = min(used, key=lambda i: slopes[events[i]], default=None)
+        if worst is None or slopes[events[worst]] >= 0:
+            break
+        used.remove(worst)
     residuals = [y - sum(slopes[e] * x for e, x in zip(events, xs)) for y, xs in rows]
     return slopes, residuals
+
+
+def without_outliers(cells, residuals):
+    """The cells less the windows whose residual is an outlier: work that is
+    neither I/O nor waiting (a burst of page frees, a vmstat refresh) that
+    happened to fall into one window.  Each cell keeps at least one."""
+    scale = ROBUST_SIGMA * statistics.median(abs(e) for e in residuals)
+    flagged = {id(w) for w, e in zip([w for ws in cells.values() for w in ws], residuals)
+               if abs(e) > OUTLIER * scale}
+    kept = {c: [w for w in ws if id(w) not in flagged] or ws for c, ws in cells.items()}
+    return kept, sum(len(ws) - len(kept[c]) for c, ws in cells.items())
 
 
 def fit_group(runs, events, canonical, n):
@@ -71,7 +94,10 @@ def fit_group(runs, events, canonical, n):
     for r in runs:
         for w in r["windows"]:
             cells[r["point"], w["ios"]].append(w)
-    slopes, residuals = least_squares(cells, events) if events else ({}, [0.0])
+    slopes, residuals = least_squares(cells, events)
+    cells, left_out = without_outliers(cells, residuals)
+    if left_out:
+        slopes, residuals = least_squares(cells, events)
     free = {}
     for point in {r["point"] for r in runs}:
         def level(ios):
@@ -83,5 +109,5 @@ def fit_group(runs, events, canonical, n):
         wait = canonical((long_enters - short_enters) / n)
         free[point] = (long_ - short) / n + sum(slopes[e] * wait[e] for e in events)
     rms = statistics.fmean(e * e for e in residuals) ** 0.5
-    return {"slopes": slopes, "windows": sum(map(len, cells.values())),
+    return {"slopes": slopes, "windows": sum(map(len, cells.values())), "left_out": left_out,
             "residual_rms": rms}, free

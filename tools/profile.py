@@ -282,12 +282,12 @@ def top(summary, point):
 
 
 def fit_table(fits):
-    lines = ["| boot | path, mode | instructions per event | windows | "
+    lines = ["| boot | path, mode | instructions per event | windows fitted (outliers left out) | "
              "residual RMS (instructions per window) |", "| --- | --- | --- | --- | --- |"]
     for boot, per in enumerate(fits, 1):
         for key, f in per.items():
             slopes = ", ".join(f"{e} {s:.0f}" for e, s in f["slopes"].items()) or "(none)"
-            lines.append(f"| {boot} | {key} | {slopes} | {f['windows']} | "
+            lines.append(f"| {boot} | {key} | {slopes} | {f['windows']} ({f['left_out']}) | "
                          f"{f['residual_rms']:.0f} |")
     return "\n".join(lines)
 
