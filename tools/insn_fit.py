@@ -79,6 +79,8 @@ def without_outliers(cells, residuals):
     neither I/O nor waiting (a burst of page frees, a vmstat refresh) that
     happened to fall into one window.  Each cell keeps at least one."""
     scale = ROBUST_SIGMA * statistics.median(abs(e) for e in residuals)
+    if not scale:           # most windows fit exactly: nothing stands out
+        return cells, 0
     flagged = {id(w) for w, e in zip([w for ws in cells.values() for w in ws], residuals)
                if abs(e) > OUTLIER * scale}
     kept = {c: [w for w in ws if id(w) not in flagged] or ws for c, ws in cells.items()}
