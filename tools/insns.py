@@ -13,6 +13,8 @@ import re
 # x86-64: kernel addresses have the top bits set, user space's do not
 KERNEL_START = 0xffff800000000000
 USER = "[user]"
+# the x86-64 system call every io_uring wait and submission enters by
+IO_URING_ENTER = "__x64_sys_io_uring_enter"
 UNKNOWN = "[kernel, no symbol]"
 
 

@@ -43,7 +43,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vm  # noqa: E402
 from insn_fit import fit_group  # noqa: E402
-from insns import Symbols, by_symbol, read_windows  # noqa: E402
+from insns import IO_URING_ENTER as ENTER, Symbols, by_symbol, read_windows  # noqa: E402
 
 OPS = (("read", 0), ("write", 100))
 DEPTHS = (1, 32)
@@ -55,7 +55,6 @@ N = 2000                # I/Os of the shorter window of a run (NOPs: NOP_N)
 NOP_N = 10 * N          # a NOP costs a tenth of an I/O: as many instructions
 DISK = vm.Disk(id="d0", backend="null", size=64 << 30, iothread=True, num_queues=2)
 SLOWPATH = re.compile(r"queued_(spin|read|write)_lock_slowpath$")
-ENTER = "__x64_sys_io_uring_enter"
 # What varies with timing, per completion mode, and its count per I/O in a
 # canonical wait given io_uring_enter calls per I/O: a sleep and a wake-up
 # (two __schedule) on an idle CPU that halts once (do_idle,

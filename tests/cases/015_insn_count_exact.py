@@ -6,12 +6,11 @@ window around a command that does nothing counts on the vCPU it ran on; and
 the window t/io_uring-vblk -W1 marks holds its loop: NOPs at QD1 on vCPU 1
 enter the kernel exactly once each there."""
 
-from insns import Symbols, by_symbol, read_windows
+from insns import IO_URING_ENTER as ENTER, Symbols, by_symbol, read_windows
 from vm import SYSTEM_MAP, Disk
 
 LOOPS = (100000, 300000)
 NOPS = 500
-ENTER = "__x64_sys_io_uring_enter"
 
 
 def test(t):
