@@ -40,6 +40,11 @@ def solve(matrix, vector):
     return [rows[i][n] / rows[i][i] for i in range(n)]
 
 
+def windows_of(cells):
+    """Every window, in the order centred() and the residuals list them."""
+    return [w for ws in cells.values() for w in ws]
+
+
 def centred(cells, events):
     """Each window as (y, [x_k]) less its cell's mean."""
     out = []
@@ -55,7 +60,7 @@ def least_squares(cells, events):
     can save instructions: one whose slope comes out negative (an outlier
     window pulled it) is left out and the rest fitted again."""
     rows = centred(cells, events)
-    windows = [w for ws in cells.values() for w in ws]
+    windows = windows_of(cells)
     used = [i for i, e in enumerate(events)
             if statistics.fmean(r[1][i] ** 2 for r in rows) ** 0.5 >=
             max(MIN_EVENT_SPREAD * statistics.fmean(w["events"][e] for w in windows), 0.5)]
@@ -81,7 +86,7 @@ def without_outliers(cells, residuals):
     scale = ROBUST_SIGMA * statistics.median(abs(e) for e in residuals)
     if not scale:           # most windows fit exactly: nothing stands out
         return cells, 0
-    flagged = {id(w) for w, e in zip([w for ws in cells.values() for w in ws], residuals)
+    flagged = {id(w) for w, e in zip(windows_of(cells), residuals)
                if abs(e) > OUTLIER * scale}
     kept = {c: [w for w in ws if id(w) not in flagged] or ws for c, ws in cells.items()}
     return kept, sum(len(ws) - len(kept[c]) for c, ws in cells.items())
@@ -111,5 +116,5 @@ def fit_group(runs, events, canonical, n):
         wait = canonical((long_enters - short_enters) / n)
         free[point] = (long_ - short) / n + sum(slopes[e] * wait[e] for e in events)
     rms = statistics.fmean(e * e for e in residuals) ** 0.5
-    return {"slopes": slopes, "windows": sum(map(len, cells.values())), "left_out": left_out,
+    return {"slopes": slopes, "windows": len(windows_of(cells)), "left_out": left_out,
             "residual_rms": rms}, free
