@@ -220,7 +220,7 @@ def combine(boots):
         for s in each:
             for k, v in s["symbols"].items():
                 syms[k] += v / len(each)
-        out[point]["symbols"] = dict(syms.most_common())
+        out[point]["symbols"] = dict(sorted(syms.items(), key=lambda kv: (-kv[1], kv[0])))
     return out
 
 
@@ -265,7 +265,7 @@ def differences(summary, point):
     node = summary[point + ("node",)]["symbols"]
     block = summary[point + ("block",)]["symbols"]
     diff = {k: node.get(k, 0) - block.get(k, 0) for k in set(node) | set(block)}
-    rows = sorted(diff.items(), key=lambda kv: -abs(kv[1]))[:TOP]
+    rows = sorted(diff.items(), key=lambda kv: (-abs(kv[1]), kv[0]))[:TOP]
     lines = ["| symbol | node | block | node - block |", "| --- | --- | --- | --- |"]
     lines += [f"| {k} | {node.get(k, 0):.0f} | {block.get(k, 0):.0f} | {v:+.0f} |"
               for k, v in rows]
