@@ -93,3 +93,18 @@ def by_symbol(window, sizes, symbols, vcpu):
         if symbols.start(vaddr):
             entries[symbols.name(vaddr)] += count
     return insns, entries
+
+
+def by_address(window, sizes, start, end, vcpu):
+    """Executions on vcpu of each instruction whose address is in [start, end)."""
+    counts = collections.Counter()
+    for vaddr, n, execs in window.blocks:
+        count = execs[vcpu]
+        if not count:
+            continue
+        addr = vaddr
+        for size in sizes[vaddr, n]:
+            if start <= addr < end:
+                counts[addr] += count
+            addr += size
+    return counts

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Instructions per I/O of one kernel function, line by line: the counts of
+the last make profile laid over objdump's disassembly, as perf annotate does.
+
+  python3 tools/annotate.py virtblk_uring_cmd_io
+  python3 tools/annotate.py blk_mq_submit_bio --point read,1,irq,plain,block
+
+Per instruction: the executions in a run's longer window less the shorter,
+per I/O, on the load's vCPU, averaged over the runs of the point in every
+boot.  Raw counts, not timing-free: a function that waits (the scheduler,
+the idle loop) shows what this run's waits cost.  A rep-prefixed
+instruction counts each iteration, as the plugin does.
+"""
+
+import argparse
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vm  # noqa: E402
+from insns import Symbols, by_address, read_windows  # noqa: E402
+from profile import CPU, window_ios  # noqa: E402
+
+KOBJ = os.path.dirname(vm.SYSTEM_MAP)
+
+
+def boots():
+    found = sorted(d for d in os.listdir(vm.GUESTS) if re.fullmatch(r"profile-\d+", d))
+    if not found:
+        raise SystemExit("no make profile run in build/guests: run make profile first")
+    return [os.path.join(vm.GUESTS, d) for d in found]
+
+
+def object_of(module):
+    """The object file holding a symbol: vmlinux, or the module's .ko."""
+    if not module:
+        return os.path.join(KOBJ, "vmlinux")
+    with open(os.path.join(KOBJ, "modules.order")) as f:
+        for line in f:
+            path = line.strip()
+            if os.path.basename(path)[:-2].replace("-", "_") == module:
+                return os.path.join(KOBJ, path[:-2] + ".ko")
+    raise SystemExit(f"module {module} is not in {KOBJ}/modules.order")
+
+
+def locate(symbol, modules_txt):
+    """The symbol's run-time start and end, and its module (None: vmlinux)."""
+    with open(vm.SYSTEM_MAP) as f:
+        symbols = Symbols(f.read(), modules_txt)
+    if symbol not in symbols.names:
+        raise SystemExit(f"{symbol}: no such text symbol")
+    i = symbols.names.index(symbol)
+    end = symbols.addrs[i + 1] if i + 1 < len(symbols.addrs) else symbols.addrs[i] + 1
+    module = re.search(rf"^{symbols.addrs[i]:x} [tT] {re.escape(symbol)}\s+\[(\S+)\]",
+                       modules_txt, re.M)
+    return symbols.addrs[i], end, module.group(1) if module else None
+
+
+def counts(point, symbol):
+    """Per offset into the symbol: executions per I/O, and the runs found."""
+    per_io, runs = collections.Counter(), 0
+    for directory in boots():
+        with open(os.path.join(directory, "modules.txt")) as f:
+            start, end, module = locate(symbol, f.read())
+        windows, sizes = read_windows(os.path.join(directory, "insns.txt"))
+        with open(os.path.join(directory, "runs.json")) as f:
+            done = [tuple(str(x) for x in p) for p in json.load(f)["runs"]]
+        for i, run in enumerate(done):
+            if run != point:
+                continue
+            runs += 1
+            short, long_ = (by_address(w, sizes, start, end, CPU)
+                            for w in windows[2 * i:2 * i + 2])
+            for addr in set(short) | set(long_):
+                per_io[addr - start] += (long_[addr] - short[addr]) / window_ios(run)
+    if not runs:
+        raise SystemExit(f"no run of {','.join(point)} in the last make profile")
+    return {off: c / runs for off, c in per_io.items()}, module, runs
+
+
+def disassembly(path, symbol):
+    """(offset into the symbol, objdump's line) for each instruction."""
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path],
+                         check=True, capture_output=True, text=True).stdout
+    m = re.search(rf"^([0-9a-f]+) <{re.escape(symbol)}>:\n(.*?)(?:\n\n|\Z)", out, re.S | re.M)
+    if not m:
+        raise SystemExit(f"{symbol} is not in {path}")
+    base = int(m.group(1), 16)
+    for line in m.group(2).splitlines():
+        insn = re.match(r"\s*([0-9a-f]+):\s*(.*)", line)
+        if insn:
+            yield int(insn.group(1), 16) - base, insn.group(2)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("symbol")
+    ap.add_argument("--point", default="read,32,irq,plain,node",
+                    help="op,QD,mode,buffers,path as make profile runs them "
+                         "(default %(default)s)")
+    args = ap.parse_args()
+    point = tuple(args.point.split(","))
+    per_io, module, runs = counts(point, args.symbol)
+    total = 0.0
+    for offset, text in disassembly(object_of(module), args.symbol):
+        n = per_io.get(offset, 0.0)
+        total += n
+        print(f"{n:8.2f}  {offset:5x}:  {text}" if n >= 0.005 else f"{'':8}  {offset:5x}:  {text}")
+    print(f"{total:.1f} instructions per I/O in {args.symbol}, {args.point}, "
+          f"{runs} runs (the profile's table has the same figure)")
+
+
+if __name__ == "__main__":
+    main()
