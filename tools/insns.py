@@ -78,33 +78,32 @@ class Symbols:
         return i < len(self.addrs) and self.addrs[i] == addr
 
 
+def executions(window, sizes, vcpu):
+    """(address, executions on vcpu) of every instruction the window ran there."""
+    for vaddr, n, execs in window.blocks:
+        if execs[vcpu]:
+            addr = vaddr
+            for size in sizes[vaddr, n]:
+                yield addr, execs[vcpu]
+                addr += size
+
+
 def by_symbol(window, sizes, symbols, vcpu):
     """Instructions per symbol on vcpu, and entries: executions of a block that
     starts at a symbol's first instruction (calls, and jumps back to it)."""
     insns, entries = collections.Counter(), collections.Counter()
+    for addr, count in executions(window, sizes, vcpu):
+        insns[symbols.name(addr)] += count
     for vaddr, n, execs in window.blocks:
-        count = execs[vcpu]
-        if not count:
-            continue
-        addr = vaddr
-        for size in sizes[vaddr, n]:
-            insns[symbols.name(addr)] += count
-            addr += size
-        if symbols.start(vaddr):
-            entries[symbols.name(vaddr)] += count
+        if execs[vcpu] and symbols.start(vaddr):
+            entries[symbols.name(vaddr)] += execs[vcpu]
     return insns, entries
 
 
 def by_address(window, sizes, start, end, vcpu):
     """Executions on vcpu of each instruction whose address is in [start, end)."""
     counts = collections.Counter()
-    for vaddr, n, execs in window.blocks:
-        count = execs[vcpu]
-        if not count:
-            continue
-        addr = vaddr
-        for size in sizes[vaddr, n]:
-            if start <= addr < end:
-                counts[addr] += count
-            addr += size
+    for addr, count in executions(window, sizes, vcpu):
+        if start <= addr < end:
+            counts[addr] += count
     return counts
