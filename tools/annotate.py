@@ -14,7 +14,6 @@ instruction counts each iteration, as the plugin does.
 
 import argparse
 import collections
-import json
 import os
 import re
 import subprocess
@@ -22,17 +21,20 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vm  # noqa: E402
-from insns import Symbols, by_address, read_windows  # noqa: E402
-from profile import CPU, window_ios  # noqa: E402
+from insns import by_address  # noqa: E402
+from profile import CPU, boot_dir, read_boot, window_ios  # noqa: E402
 
 KOBJ = os.path.dirname(vm.SYSTEM_MAP)
 
 
 def boots():
-    found = sorted(d for d in os.listdir(vm.GUESTS) if re.fullmatch(r"profile-\d+", d))
+    """The directories of the last make profile's boots."""
+    found = []
+    while os.path.isdir(boot_dir(len(found))):
+        found.append(boot_dir(len(found)))
     if not found:
         raise SystemExit("no make profile run in build/guests: run make profile first")
-    return [os.path.join(vm.GUESTS, d) for d in found]
+    return found
 
 
 def object_of(module):
@@ -47,30 +49,25 @@ def object_of(module):
     raise SystemExit(f"module {module} is not in {KOBJ}/modules.order")
 
 
-def locate(symbol, modules_txt):
-    """The symbol's run-time start and end, and its module (None: vmlinux)."""
-    with open(vm.SYSTEM_MAP) as f:
-        symbols = Symbols(f.read(), modules_txt)
+def locate(symbol, symbols):
+    """The symbol's run-time start and end."""
     if symbol not in symbols.names:
         raise SystemExit(f"{symbol}: no such text symbol")
     i = symbols.names.index(symbol)
     end = symbols.addrs[i + 1] if i + 1 < len(symbols.addrs) else symbols.addrs[i] + 1
-    module = re.search(rf"^{symbols.addrs[i]:x} [tT] {re.escape(symbol)}\s+\[(\S+)\]",
-                       modules_txt, re.M)
-    return symbols.addrs[i], end, module.group(1) if module else None
+    return symbols.addrs[i], end
 
 
 def counts(point, symbol):
-    """Per offset into the symbol: executions per I/O, and the runs found."""
-    per_io, runs = collections.Counter(), 0
+    """Per offset into the symbol: executions per I/O; the symbol's module
+    (None: vmlinux) and the runs found."""
+    per_io, runs, module = collections.Counter(), 0, None
     for directory in boots():
-        with open(os.path.join(directory, "modules.txt")) as f:
-            start, end, module = locate(symbol, f.read())
-        windows, sizes = read_windows(os.path.join(directory, "insns.txt"))
-        with open(os.path.join(directory, "runs.json")) as f:
-            done = [tuple(str(x) for x in p) for p in json.load(f)["runs"]]
+        windows, sizes, symbols, done, _ = read_boot(directory)
+        start, end = locate(symbol, symbols)
+        module = symbols.modules.get(symbol)
         for i, run in enumerate(done):
-            if run != point:
+            if tuple(map(str, run)) != point:
                 continue
             runs += 1
             short, long_ = (by_address(w, sizes, start, end, CPU)

@@ -54,15 +54,18 @@ def read_windows(path):
 class Symbols:
     """Kernel text symbols: System.map and the modules' lines of /proc/kallsyms."""
 
-    LINE = re.compile(r"^([0-9a-f]+) ([tTwW]) (\S+)")
+    LINE = re.compile(r"^([0-9a-f]+) ([tTwW]) (\S+)(?:\s+\[(\S+)\])?")
 
     def __init__(self, *texts):
         found = {}
+        self.modules = {}       # a module's symbol: its module's name
         for text in texts:
             for line in text.splitlines():
                 m = self.LINE.match(line)
                 if m and int(m.group(1), 16) >= KERNEL_START:
                     found.setdefault(int(m.group(1), 16), m.group(3))
+                    if m.group(4):
+                        self.modules.setdefault(m.group(3), m.group(4))
         self.addrs = sorted(found)
         self.names = [found[a] for a in self.addrs]
 

@@ -54,6 +54,7 @@ CPU = 1                 # the load's vCPU; its queue's interrupt lands there
 N = 2000                # I/Os of the shorter window of a run (NOPs: NOP_N)
 NOP_N = 10 * N          # a NOP costs a tenth of an I/O: as many instructions
 DISK = vm.Disk(id="d0", backend="null", size=64 << 30, iothread=True, num_queues=2)
+BOOT_NAME = "profile-{}"  # boot number N's guest, and its directory in build/guests
 SLOWPATH = re.compile(r"queued_(spin|read|write)_lock_slowpath$")
 # What varies with timing, per completion mode, and its count per I/O in a
 # canonical wait given io_uring_enter calls per I/O: a sleep and a wake-up
@@ -119,12 +120,12 @@ def command(point, ios):
             f"-B {dict(BUFFERS)[bufs]} -I {ios} -C {CPU} -W 1 -q -j {dict(PATHS)[path]}")
 
 
-def run_boot(name, quick, repeats):
-    """Boot, run every point repeats times (alternating the points); leave
-    insns.txt, the module symbols and the runs' points in the guest's
-    directory, which is returned."""
+def run_boot(boot, quick, repeats):
+    """Boot number boot: run every point repeats times (alternating the
+    points); leave insns.txt, the module symbols and the runs' points in the
+    guest's directory, boot_dir(boot), which is returned."""
     runs, started = [], time.monotonic()
-    with vm.Guest(name, [DISK], count_insns=True) as guest:
+    with vm.Guest(BOOT_NAME.format(boot), [DISK], count_insns=True) as guest:
         guest.load_vblk("poll_queues=1")
         guest.output("echo none > /sys/block/vda/queue/scheduler")
         modules = guest.output("grep '\\[' /proc/kallsyms")
@@ -141,9 +142,14 @@ def run_boot(name, quick, repeats):
         return guest.dir
 
 
-def load_boot(directory):
-    """One record per run: its windows (for the fit) and its counts per I/O,
-    the second window less the first."""
+def boot_dir(boot):
+    """Where boot number boot of a make profile leaves its counts."""
+    return os.path.join(vm.GUESTS, BOOT_NAME.format(boot))
+
+
+def read_boot(directory):
+    """A boot's windows (two per run), their blocks' instruction sizes, the
+    kernel's symbols, the runs' points and the seconds the boot took."""
     windows, sizes = read_windows(os.path.join(directory, "insns.txt"))
     with open(vm.SYSTEM_MAP) as f, \
             open(os.path.join(directory, "modules.txt")) as g:
@@ -153,6 +159,13 @@ def load_boot(directory):
     runs = [tuple(p) for p in done["runs"]]
     if len(windows) != 2 * len(runs):
         raise SystemExit(f"{directory}: {len(windows)} windows for {len(runs)} runs")
+    return windows, sizes, symbols, runs, done["seconds"]
+
+
+def load_boot(directory):
+    """One record per run: its windows (for the fit) and its counts per I/O,
+    the second window less the first."""
+    windows, sizes, symbols, runs, seconds = read_boot(directory)
     records = []
     for i, point in enumerate(runs):
         pair, n = (windows[2 * i], windows[2 * i + 1]), window_ios(point)
@@ -171,7 +184,7 @@ def load_boot(directory):
                          "events": {e: entries[e] for es in EVENTS.values() for e in es},
                          "enters": entries[ENTER]}
                         for ios, (insns, entries) in zip((n, 2 * n), counted)]})
-    return records, done["seconds"]
+    return records, seconds
 
 
 def fit(records):
@@ -319,9 +332,8 @@ def main():
     parser.add_argument("--reuse", action="store_true",
                         help="analyse the boots' counts left by the last run again")
     args = parser.parse_args()
-    names = [f"profile-{b}" for b in range(args.boots)]
-    dirs = ([os.path.join(vm.GUESTS, n) for n in names] if args.reuse else
-            [run_boot(n, args.quick, args.repeats) for n in names])
+    dirs = [boot_dir(b) if args.reuse else run_boot(b, args.quick, args.repeats)
+            for b in range(args.boots)]
     summaries, fits, seconds = [], [], 0
     for d in dirs:
         records, took = load_boot(d)
