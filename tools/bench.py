@@ -4,9 +4,11 @@
 Boots the guest once with a null-co virtio-blk disk on an iothread and
 virtio_blk loaded with a poll queue.  For every point (op x queue depth x
 interrupt/polled x tool) it runs the passthrough path (/dev/vdac0) and the
-block path (/dev/vda, O_DIRECT, scheduler none and mq-deadline) in
-alternation, the same op, size, depth and CPU for each, REPEATS times, and
-reports medians with their spread.  Writes results/bench.json (every run),
+block path (/dev/vda, O_DIRECT) under each I/O scheduler of the disk (none
+and mq-deadline) in alternation, the same op, size, depth, CPU and
+scheduler for each, REPEATS times, and reports medians with their spread.
+Every run sets the scheduler it is measured with: passthrough requests
+bypass the scheduler's queue, but with a scheduler they take its tags.  Writes results/bench.json (every run),
 results/bench.md (the table, passthrough/block ratios) and results/bench.png
 (IOPS against queue depth), and prints the table.
 
@@ -29,7 +31,10 @@ import vm  # noqa: E402
 OPS = (("randread", 0), ("randwrite", 100))
 DEPTHS = (1, 8, 32)
 MODES = ("irq", "polled")
-PATHS = ("passthrough", "block-none", "block-mq-deadline")
+SCHEDULERS = ("none", "mq-deadline")
+SIDES = ("passthrough", "block")
+# a path: a side under a scheduler, named "<side>-<scheduler>"
+PATHS = tuple(f"{side}-{sched}" for sched in SCHEDULERS for side in SIDES)
 BS = 4096
 CPU = 0                 # every run is pinned to this guest CPU
 DISK = vm.Disk(id="d0", backend="null", size=64 << 30, iothread=True, num_queues=2)
@@ -41,9 +46,9 @@ class IoUringVblk:
 
     name = "io_uring-vblk"
 
-    def command(self, path, write_pct, depth, polled, runtime):
-        dev = NODE if path == "passthrough" else BLOCK
-        return (f"io_uring-vblk -u{int(path == 'passthrough')} -d {depth} -b {BS} -w {write_pct} "
+    def command(self, side, write_pct, depth, polled, runtime):
+        dev = NODE if side == "passthrough" else BLOCK
+        return (f"io_uring-vblk -u{int(side == 'passthrough')} -d {depth} -b {BS} -w {write_pct} "
                 f"-p {int(polled)} -r {runtime} -t 1 -j -C {CPU} {dev}")
 
     def parse(self, output):
@@ -58,10 +63,10 @@ class Fio:
 
     name = "fio"
 
-    def command(self, path, write_pct, depth, polled, runtime):
+    def command(self, side, write_pct, depth, polled, runtime):
         rw = "randwrite" if write_pct else "randread"
         engine = ("--ioengine=io_uring_cmd --cmd_type=vblk --filename=" + NODE
-                  if path == "passthrough" else f"--ioengine=io_uring --direct=1 --filename={BLOCK}")
+                  if side == "passthrough" else f"--ioengine=io_uring --direct=1 --filename={BLOCK}")
         return (f"fio --name=bench {engine} --rw={rw} --bs={BS} --iodepth={depth} "
                 f"--hipri={int(polled)} --cpus_allowed={CPU} --time_based --runtime={runtime} "
                 f"--norandommap --randrepeat=0 --output-format=json")
@@ -93,9 +98,9 @@ def measure(guest, tools, repeats, runtime):
             # rotate the order so that no path always runs first
             order = PATHS[rep % len(PATHS):] + PATHS[:rep % len(PATHS)]
             for path in order:
-                if path != "passthrough":
-                    guest.output(f"echo {path.split('-', 1)[1]} > /sys/block/vda/queue/scheduler")
-                cmd = tool.command(path, write_pct, depth, mode == "polled", runtime)
+                side, sched = path.split("-", 1)
+                guest.output(f"echo {sched} > /sys/block/vda/queue/scheduler")
+                cmd = tool.command(side, write_pct, depth, mode == "polled", runtime)
                 status, out = guest.run(cmd, timeout=runtime * 10 + 60, check=False)
                 run = {"op": op, "depth": depth, "mode": mode, "tool": tool.name,
                        "path": path, "repeat": rep, "command": cmd}
@@ -141,25 +146,32 @@ def k(v):
 
 
 def table(summary, tools):
+    """A row per point and tool: per scheduler the passthrough and block
+    medians and their ratio, then the p99 latencies under the first."""
     by = {(s["op"], s["depth"], s["mode"], s["tool"], s["path"]): s for s in summary}
-    lines = ["| op | QD | completion | tool | passthrough IOPS | block, none | block, mq-deadline "
-             "| pt / none | pt / mq-deadline | p99 lat (us) pt / none |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    head = ["op", "QD", "completion", "tool"]
+    for sched in SCHEDULERS:
+        head += [f"passthrough, {sched}", f"block, {sched}", f"pt / block, {sched}"]
+    head.append(f"p99 lat (us) pt / block, {SCHEDULERS[0]}")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for op, _, depth, mode, tool in points(tools):
-        cells = []
-        row = [by[(op, depth, mode, tool.name, p)] for p in PATHS]
-        for s in row:
-            cells.append(f"{k(s['iops_median'])} ({k(s['iops_min'])}-{k(s['iops_max'])})"
-                         if "iops_median" in s else "n/a")
-        ratios = []
-        for s in row[1:]:
-            both = "iops_median" in row[0] and "iops_median" in s
-            ratios.append(f"{row[0]['iops_median'] / s['iops_median']:.2f}" if both else "n/a")
-        lat = (f"{row[0]['lat_p99_us']:.0f} / {row[1]['lat_p99_us']:.0f}"
-               if "iops_median" in row[0] and "iops_median" in row[1] else "n/a")
-        lines.append(f"| {op} | {depth} | {mode} | {tool.name} | " + " | ".join(cells) +
-                     " | " + " | ".join(ratios) + f" | {lat} |")
+        cells = [op, str(depth), mode, tool.name]
+        for sched in SCHEDULERS:
+            pt, blk = (by[(op, depth, mode, tool.name, f"{side}-{sched}")] for side in SIDES)
+            cells += [iops_cell(pt), iops_cell(blk),
+                      f"{pt['iops_median'] / blk['iops_median']:.2f}" if measured(pt, blk) else "n/a"]
+        pt, blk = (by[(op, depth, mode, tool.name, f"{side}-{SCHEDULERS[0]}")] for side in SIDES)
+        cells.append(f"{pt['lat_p99_us']:.0f} / {blk['lat_p99_us']:.0f}" if measured(pt, blk) else "n/a")
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def measured(*entries):
+    return all("iops_median" in s for s in entries)
+
+
+def iops_cell(s):
+    return f"{k(s['iops_median'])} ({k(s['iops_min'])}-{k(s['iops_max'])})" if measured(s) else "n/a"
 
 
 def plot(summary, tools, out):
@@ -179,7 +191,8 @@ def plot(summary, tools, out):
               f"set output '{os.path.join(out, 'bench.png')}'",
               "set multiplot layout 2,2 title 'virtio-blk: passthrough (/dev/vdac0) vs block device (/dev/vda), 4 KiB'",
               "set logscale x 2", "set xlabel 'queue depth'", "set ylabel 'IOPS'",
-              "set key top left", "set grid", "set xtics (1, 8, 32)"]
+              "set key below", "set grid",
+              "set xtics (" + ", ".join(str(d) for d in DEPTHS) + ")"]
     index = 0
     for op, _ in OPS:
         for mode in MODES:
@@ -244,10 +257,11 @@ def report(env, tbl):
             f"({env['guest_cpus']} vCPUs, virtio_blk queues {env['queues']}); host "
             f"{env['host_cpu']}, {env['host_cores']} cores, kernel {env['host_kernel']}.\n\n"
             f"Method: one boot, one {env['disk']} disk; 4 KiB, every run pinned to guest CPU "
-            f"{env['cpu']}; for each point the passthrough node and the block device (O_DIRECT) "
-            f"with scheduler none and mq-deadline run in alternation, {env['repeats']} times "
-            f"{env['runtime_s']} s each; medians with (min-max). The passthrough path does not "
-            f"use the I/O scheduler. The kernel's default scheduler for this disk: "
+            f"{env['cpu']}; for each point the passthrough node and the block device (O_DIRECT), "
+            f"each under scheduler {' and '.join(SCHEDULERS)}, run in alternation, "
+            f"{env['repeats']} times {env['runtime_s']} s each, every run setting its scheduler; "
+            f"medians with (min-max). Passthrough requests bypass the scheduler's queue but "
+            f"take its tags. The kernel's default scheduler for this disk: "
             f"{env['default_scheduler']}. Took {env['minutes']} min.\n\n{tbl}\n")
 
 
