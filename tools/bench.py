@@ -8,9 +8,10 @@ block path (/dev/vda, O_DIRECT) under each I/O scheduler of the disk (none
 and mq-deadline) in alternation, the same op, size, depth, CPU and
 scheduler for each, REPEATS times, and reports medians with their spread.
 Every run sets the scheduler it is measured with: passthrough requests
-bypass the scheduler's queue, but with a scheduler they take its tags.  Writes results/bench.json (every run),
-results/bench.md (the table, passthrough/block ratios) and results/bench.png
-(IOPS against queue depth), and prints the table.
+bypass the scheduler's queue, but with a scheduler they take its tags.
+Writes results/bench.json (every run), results/bench.md (the table,
+passthrough/block ratios) and results/bench.png (IOPS against queue
+depth), and prints the table.
 
 usage: tools/bench.py [--quick] [--out DIR]
 """
