@@ -4,6 +4,7 @@ keeps the rest (the driver's report, the node's sysfs attributes and the
 disk's hardware contexts); a device with too few virtqueues keeps them all
 for blk-mq and says why.  The node still does I/O in every split."""
 
+from helpers import NODE_CLASS
 from vm import Disk
 
 QUEUES = 4   # the device's num-queues
@@ -22,6 +23,7 @@ CASES = (
 
 def test(t):
     g = t.guest([Disk(size=16 << 20, num_queues=QUEUES)], vblk=None, cpus=CPUS)
+    node = f"{NODE_CLASS}/vdac0"
     for (pt, pt_poll, poll), (own, own_poll), (default, blk_poll) in CASES:
         what = f"passthrough_queues={pt} passthrough_poll_queues={pt_poll} poll_queues={poll}"
         g.output("dmesg -c > /dev/null")
@@ -34,7 +36,6 @@ def test(t):
             t.expect(f" {own} passthrough queues, {own_poll} of them polled" in report,
                      f"{what}: driver reported {report.strip()!r}")
         t.expect_equal(("too few for" in report), pt > 0 and not own, f"{what}: why none")
-        node = "/sys/class/virtblk-generic/vdac0"
         t.expect_equal(g.output(f"cat {node}/queues {node}/poll_queues").split(),
                        [str(own), str(own_poll)], f"{what}: node's sysfs")
         hctxs = int(g.output("ls /sys/block/vda/mq | wc -l"))

@@ -4,16 +4,15 @@ hot-unplug (QMP device_del) removes the node whether idle or held open, a
 command on the held node then fails with ENODEV, the module cannot be
 unloaded while a node is open, and a re-plugged disk gets its node back."""
 
-from helpers import OK, vblk_cmd
+from helpers import NODE_CLASS, OK, vblk_cmd
 from vm import Disk
 
 MiB = 1 << 20
-CLASS = "/sys/class/virtblk-generic"
 
 
 def nodes(g):
     """{node name: "major:minor"} as sysfs and /dev both show them."""
-    listing = g.output(f"for n in $(ls {CLASS} 2>/dev/null); do echo $n $(cat {CLASS}/$n/dev); done")
+    listing = g.output(f"for n in $(ls {NODE_CLASS} 2>/dev/null); do echo $n $(cat {NODE_CLASS}/$n/dev); done")
     found = dict(line.split() for line in listing.splitlines())
     in_dev = g.output("ls /dev | grep '^vd.*c0$' || true").split()
     if sorted(in_dev) != sorted(found):
@@ -27,13 +26,13 @@ def test(t):
     t.expect_equal(sorted(first), ["vdac0", "vdbc0"], "nodes of two disks")
     t.expect(first["vdac0"] != first["vdbc0"], "two nodes share a minor")
     for disk in ("vda", "vdb"):
-        parents = g.output(f"readlink -f {CLASS}/{disk}c0/device; "
+        parents = g.output(f"readlink -f {NODE_CLASS}/{disk}c0/device; "
                            f"readlink -f /sys/block/{disk}/device").split()
         t.expect(parents[0] == parents[1], f"{disk}c0's parent is not its virtio device: {parents}")
     t.expect(g.output("test -c /dev/vdac0 && echo char").strip() == "char", "not a char device")
 
     g.unload_vblk()
-    t.expect_equal(g.output(f"ls /dev | grep '^vd' || true; ls {CLASS} 2>&1 | grep -v 'No such' || true").strip(),
+    t.expect_equal(g.output(f"ls /dev | grep '^vd' || true; ls {NODE_CLASS} 2>&1 | grep -v 'No such' || true").strip(),
                    "", "what the module's unload left behind")
     g.load_vblk()
     t.expect_equal(nodes(g), first, "nodes after a module reload")

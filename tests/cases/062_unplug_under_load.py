@@ -6,6 +6,7 @@ removal's ENODEV and no other error, within a bounded time), nothing hangs,
 the node goes away
 and comes back with the same minor, and the kernel does not complain."""
 
+from helpers import NODE_CLASS
 from vm import Disk
 
 CYCLES = 20
@@ -14,7 +15,7 @@ DRAIN_S = 30            # the load must be gone this long after the unplug
 
 
 def minor(g):
-    return g.output("cat /sys/class/virtblk-generic/vdbc0/dev").strip()
+    return g.output(f"cat {NODE_CLASS}/vdbc0/dev").strip()
 
 
 def test(t):
@@ -39,7 +40,7 @@ def test(t):
         t.expect(g.output("test -e /dev/vdbc0 && echo present || echo gone").strip() == "gone",
                  f"cycle {cycle}: the node outlived the disk")
         g.plug("d1")
-        g.output("for i in $(seq 200); do test -e /sys/class/virtblk-generic/vdbc0 && break; "
+        g.output(f"for i in $(seq 200); do test -e {NODE_CLASS}/vdbc0 && break; "
                  "sleep 0.05; done")
         t.expect_equal(minor(g), first, f"cycle {cycle}: the node's minor after re-plug")
     # the disk works after all that
