@@ -34,12 +34,17 @@ DEPTHS = (1, 8, 32)
 MODES = ("irq", "polled")
 SCHEDULERS = ("none", "mq-deadline")
 SIDES = ("passthrough", "block")
-# a path: a side under a scheduler, named "<side>-<scheduler>"
-PATHS = tuple(f"{side}-{sched}" for sched in SCHEDULERS for side in SIDES)
+# a path: a side under a scheduler
+PATHS = tuple((side, sched) for sched in SCHEDULERS for side in SIDES)
 BS = 4096
 CPU = 0                 # every run is pinned to this guest CPU
 DISK = vm.Disk(id="d0", backend="null", size=64 << 30, iothread=True, num_queues=2)
 NODE, BLOCK = "/dev/vdac0", "/dev/vda"
+
+
+def path_name(side, sched):
+    """A path as bench.json, the table and the plot name it."""
+    return f"{side}-{sched}"
 
 
 class IoUringVblk:
@@ -98,13 +103,12 @@ def measure(guest, tools, repeats, runtime):
         for rep in range(repeats):
             # rotate the order so that no path always runs first
             order = PATHS[rep % len(PATHS):] + PATHS[:rep % len(PATHS)]
-            for path in order:
-                side, sched = path.split("-", 1)
+            for side, sched in order:
                 guest.output(f"echo {sched} > /sys/block/vda/queue/scheduler")
                 cmd = tool.command(side, write_pct, depth, mode == "polled", runtime)
                 status, out = guest.run(cmd, timeout=runtime * 10 + 60, check=False)
                 run = {"op": op, "depth": depth, "mode": mode, "tool": tool.name,
-                       "path": path, "repeat": rep, "command": cmd}
+                       "path": path_name(side, sched), "repeat": rep, "command": cmd}
                 try:
                     if status:
                         raise ValueError(out.strip().splitlines()[-1] if out.strip() else status)
@@ -114,7 +118,7 @@ def measure(guest, tools, repeats, runtime):
                     run["error"] = str(e)
                     shown = f"failed: {e}"
                 runs.append(run)
-                print(f"[{len(runs)}/{total}] {op} qd={depth} {mode} {tool.name} {path} "
+                print(f"[{len(runs)}/{total}] {op} qd={depth} {mode} {tool.name} {run['path']} "
                       f"#{rep + 1}: {shown}", flush=True)
     return runs
 
@@ -158,10 +162,11 @@ def table(summary, tools):
     for op, _, depth, mode, tool in points(tools):
         cells = [op, str(depth), mode, tool.name]
         for sched in SCHEDULERS:
-            pt, blk = (by[(op, depth, mode, tool.name, f"{side}-{sched}")] for side in SIDES)
+            pt, blk = (by[(op, depth, mode, tool.name, path_name(side, sched))] for side in SIDES)
             cells += [iops_cell(pt), iops_cell(blk),
                       f"{pt['iops_median'] / blk['iops_median']:.2f}" if measured(pt, blk) else "n/a"]
-        pt, blk = (by[(op, depth, mode, tool.name, f"{side}-{SCHEDULERS[0]}")] for side in SIDES)
+        pt, blk = (by[(op, depth, mode, tool.name, path_name(side, SCHEDULERS[0]))]
+                   for side in SIDES)
         cells.append(f"{pt['lat_p99_us']:.0f} / {blk['lat_p99_us']:.0f}" if measured(pt, blk) else "n/a")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -182,7 +187,7 @@ def plot(summary, tools, out):
         for op, _ in OPS:
             for mode in MODES:
                 for tool in tools:
-                    for path in PATHS:
+                    for path in (path_name(*p) for p in PATHS):
                         f.write(f"# {op} {mode} {tool.name} {path}\n")
                         for s in summary:
                             if (s["op"], s["mode"], s["tool"], s["path"]) == (op, mode, tool.name, path):
@@ -199,7 +204,7 @@ def plot(summary, tools, out):
         for mode in MODES:
             curves = []
             for tool in tools:
-                for path in PATHS:
+                for path in (path_name(*p) for p in PATHS):
                     dash = "dt 1" if tool.name == "io_uring-vblk" else "dt 2"
                     curves.append(f"'{data}' index {index} using 1:2 with linespoints {dash} "
                                   f"title '{path} ({tool.name})'")
