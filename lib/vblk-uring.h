@@ -34,15 +34,17 @@ struct vblk_disk {
 	unsigned int max_segments;	/* pages the data may touch, iovec by iovec */
 	uint64_t bytes;			/* capacity */
 	int polled;			/* the disk has poll queues */
+	unsigned int node_queues;	/* virtqueues of the node's own */
+	unsigned int node_poll_queues;	/* of them polled */
+	int node_polled;		/* the node's polled commands are polled */
 };
 
-static inline uint64_t vblk_sysfs_u64(const char *disk, const char *attr)
+/* A number from a sysfs file; exits if it has none. */
+static inline uint64_t vblk_sysfs_file_u64(const char *path)
 {
-	char path[128];
 	unsigned long long v;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/sys/block/%s/%s", disk, attr);
 	f = fopen(path, "r");
 	if (!f || fscanf(f, "%llu", &v) != 1) {
 		fprintf(stderr, "cannot read %s\n", path);
@@ -50,6 +52,24 @@ static inline uint64_t vblk_sysfs_u64(const char *disk, const char *attr)
 	}
 	fclose(f);
 	return v;
+}
+
+/* A number from the disk's sysfs directory, /sys/block/vdX. */
+static inline uint64_t vblk_sysfs_u64(const char *disk, const char *attr)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/block/%s/%s", disk, attr);
+	return vblk_sysfs_file_u64(path);
+}
+
+/* A number from the passthrough node's sysfs directory. */
+static inline uint64_t vblk_node_sysfs_u64(const char *disk, const char *attr)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/class/virtblk-generic/%sc0/%s", disk, attr);
+	return vblk_sysfs_file_u64(path);
 }
 
 /* The pages an array of iovecs touches, each iovec counted apart. */
@@ -85,6 +105,10 @@ static inline void vblk_disk_info(const char *dev, struct vblk_disk *d)
 	d->dma_align = vblk_sysfs_u64(d->name, "queue/dma_alignment") + 1;
 	d->bytes = vblk_sysfs_u64(d->name, "size") * 512;
 	d->polled = vblk_sysfs_u64(d->name, "queue/io_poll");
+	d->node_queues = vblk_node_sysfs_u64(d->name, "queues");
+	d->node_poll_queues = vblk_node_sysfs_u64(d->name, "poll_queues");
+	/* With queues of its own, the node polls those, not blk-mq's */
+	d->node_polled = d->node_queues ? d->node_poll_queues > 0 : d->polled;
 	seg = vblk_sysfs_u64(d->name, "queue/max_segment_size");
 	if (seg > 4096)
 		seg = 4096;

@@ -193,8 +193,9 @@ static void check_device(void)
 	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))
 		die("%s is not a device", o.dev);
 	vblk_disk_info(o.dev, &disk);
-	if (o.polled && !disk.polled)
-		die("polling asked (-p1) but %s has no poll queues: load virtio_blk with poll_queues=N",
+	if (o.polled && !(o.passthrough ? disk.node_polled : disk.polled))
+		die(o.passthrough ? "polling asked (-p1) but %s has no poll queues: load virtio_blk with poll_queues=N, or passthrough_poll_queues=N"
+				  : "polling asked (-p1) but %s has no poll queues: load virtio_blk with poll_queues=N",
 		    disk.name);
 	if (o.bs % disk.lbs || o.bs > disk.max_transfer)
 		die("%s", "the block size must be a multiple of the logical block size, within the largest transfer");
