@@ -5,6 +5,7 @@
 #   make profile  instructions per I/O, node and block device, per kernel symbol
 #   make test     build what is needed, run the whole suite (tests/run.py);
 #                 DEBUG=1 on the sanitizer kernel (any target that boots)
+#                 MODE=direct: the node on virtqueues of its own, not blk-mq
 #   make check    checkpatch --strict, sparse and W=1, and a build of every patch
 #   make src      unpack the 7.3 base into build/linux and apply patches/
 #   make export   write build/linux's commits back to patches/
@@ -25,6 +26,8 @@ BUILD := $(CURDIR)/build
 export BUILD
 # DEBUG=1: the debug guest kernel (KASAN, lockdep, kmemleak, ...; kernel/debug.config)
 VARIANT := $(if $(DEBUG),debug)
+# MODE=direct: the passthrough node on virtqueues of its own (tools/vm.py)
+export VBLK_MODE := $(MODE)
 SUFFIX := $(if $(VARIANT),-$(VARIANT))
 export VARIANT
 KOBJ := $(BUILD)/kobj$(SUFFIX)

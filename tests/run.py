@@ -3,7 +3,8 @@
 
 Each test is a small module in tests/cases/ (in the spirit of blktests):
 its docstring says what it shows, an optional requires() returns a reason
-to skip (or None), and test(t) is the body, which fails by raising
+to skip (or None), an optional NODE_MODES lists the modes of the node it holds
+in (vm.MODES: all), and test(t) is the body, which fails by raising
 (t.expect, assert, or any exception from the guest runner) and skips with
 t.skip().  The runner owns the guests' set-up and tear-down, the logs and
 the summary.
@@ -112,6 +113,8 @@ def on_alarm(signum, frame):
 def run_one(name, module):
     """Run one case; return ("PASS"|"FAIL"|"SKIP", detail)."""
     reason = module.requires() if hasattr(module, "requires") else None
+    if vm.MODE not in getattr(module, "NODE_MODES", vm.MODES):
+        reason = f"not a test of the {vm.MODE} mode"
     if reason:
         return "SKIP", reason
     t = Context(name)
@@ -142,7 +145,7 @@ def main():
     paths = sorted(p for p in os.listdir(CASES) if p.endswith(".py"))
     counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
     print(f"# guests run under {vm.detect_accel()}; {vm.qemu_version()}; "
-          f"{vm.VARIANT or 'default'} kernel", flush=True)
+          f"{vm.VARIANT or 'default'} kernel; the node in {vm.MODE} mode", flush=True)
     for path in paths:
         name, module = load(os.path.join(CASES, path))
         if wanted and not any(w in name for w in wanted):

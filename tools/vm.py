@@ -43,6 +43,20 @@ INITRD = os.path.join(BUILD, f"initramfs{SUFFIX}.cpio.gz")
 SYSTEM_MAP = os.path.join(BUILD, f"kobj{SUFFIX}", "System.map")   # KERNEL's symbols
 INSN_PLUGIN = os.path.join(BUILD, "insn-plugin.so")   # make insn-plugin
 SLOWDOWN = 4 if VARIANT == "debug" else 1
+# VBLK_MODE=direct (make ... MODE=direct): the passthrough node drives
+# virtqueues of its own, DIRECT_QUEUES of them and DIRECT_POLL_QUEUES of
+# those polled, instead of going through blk-mq; every disk whose queues
+# are left to QEMU gets that many beyond one per vCPU.  The kernel command
+# line carries the parameters, so that each modprobe of virtio_blk takes
+# them unless it sets them itself.
+MODES = ("blkmq", "direct")
+MODE = os.environ.get("VBLK_MODE") or "blkmq"
+if MODE not in MODES:
+    raise SystemExit(f"VBLK_MODE={MODE}: not one of {', '.join(MODES)}")
+DIRECT_QUEUES, DIRECT_POLL_QUEUES = 2, 1
+MODE_CMDLINE = (f"virtio_blk.passthrough_queues={DIRECT_QUEUES} "
+                f"virtio_blk.passthrough_poll_queues={DIRECT_POLL_QUEUES}"
+                if MODE == "direct" else "")
 # Under TCG the debug kernel can leave a vCPU without host time for longer
 # than RCU's 21 s default; a real stall still shows after 300 s, and a hang
 # as a command's time limit.  acpi=noirq: its AML interpreter is so slow
@@ -161,7 +175,11 @@ class Guest:
         self.name = name
         self.disks = {d.id: d for d in disks}
         self.cpus, self.memory = cpus, memory
-        self.append = append
+        self.append = f"{MODE_CMDLINE} {append}".strip()
+        if MODE == "direct":
+            for disk in disks:
+                if disk.num_queues is None:
+                    disk.num_queues = cpus + DIRECT_QUEUES
         self.accel = accel or detect_accel()
         self.boot_timeout = boot_timeout * SLOWDOWN
         self.dir = os.path.join(GUESTS, name)
@@ -351,8 +369,14 @@ class Guest:
     # -- helpers for the disks -------------------------------------------
 
     def load_vblk(self, params=""):
-        """Load virtio_blk with module parameters (e.g. "poll_queues=2")."""
+        """Load virtio_blk with module parameters (e.g. "poll_queues=2").
+        In direct mode, every node must then have queues of its own."""
         self.output(f"modprobe virtio_blk {params}")
+        if MODE == "direct" and "passthrough_queues" not in params:
+            blkmq = self.output("cd /sys/class/virtblk-generic && "
+                                "for n in *; do grep -qx 0 $n/queues && echo $n; done; true")
+            if blkmq.split():
+                raise GuestError(f"direct mode, but {' '.join(blkmq.split())} use blk-mq")
 
     def unload_vblk(self):
         self.output("modprobe -r virtio_blk")

@@ -4,6 +4,8 @@ unloads and reloads cleanly."""
 
 from vm import Disk
 
+# It sets the queue parameters itself, whatever the mode
+NODE_MODES = ("blkmq",)
 QUEUES = 4   # the device's num-queues; virtio_blk uses at most one per CPU
 
 

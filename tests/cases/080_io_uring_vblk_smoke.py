@@ -51,6 +51,8 @@ def test(t):
                           ("-u1 /dev/vdbc0", "no such node")):
         status, out = g.run(f"io_uring-vblk -I 1 {args}", check=False)
         t.expect(status != 0 and message in out, f"io_uring-vblk {args}: {status} {out!r}")
-    g.output("modprobe -r virtio_blk && modprobe virtio_blk poll_queues=0")
+    # Neither blk-mq nor, in the direct mode, the node has a polled queue
+    g.output("modprobe -r virtio_blk && "
+             "modprobe virtio_blk poll_queues=0 passthrough_poll_queues=0")
     status, out = g.run("io_uring-vblk -u1 -p1 -I 1 /dev/vdac0", check=False)
     t.expect(status != 0 and "no poll queues" in out, f"polling without poll queues: {out!r}")
