@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """make bench: the passthrough node against the block device, side by side.
 
-Boots the guest once with a null-co virtio-blk disk on an iothread and
-virtio_blk loaded with a poll queue.  For every point (op x queue depth x
-interrupt/polled x tool) it runs the passthrough path (/dev/vdac0) and the
-block path (/dev/vda, O_DIRECT) under each I/O scheduler of the disk (none
-and mq-deadline) in alternation, the same op, size, depth, CPU and
-scheduler for each, REPEATS times, and reports medians with their spread.
-Every run sets the scheduler it is measured with: passthrough requests
-bypass the scheduler's queue, but with a scheduler they take its tags.
+Boots the guest of tools/guest_setup.py once.  For every point (op x
+queue depth x interrupt/polled x tool) it runs the passthrough path through
+blk-mq (/dev/vdac0) and the block path (/dev/vda, O_DIRECT) under each I/O
+scheduler of the disk (none and mq-deadline), and the passthrough node in
+direct mode (/dev/vdbc0, which has virtqueues of its own and no use for a
+scheduler), in alternation, the same op, size, depth and CPU for each,
+REPEATS times, and reports medians with their spread.  Every run sets the
+scheduler it is measured with: passthrough requests bypass the
+scheduler's queue, but with a scheduler they take its tags.
 Writes results/bench.json (every run), results/bench.md (the table,
 passthrough/block ratios) and results/bench.png (IOPS against queue
 depth), and prints the table.
@@ -27,19 +28,21 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guest_setup  # noqa: E402
 import vm  # noqa: E402
+from guest_setup import BLOCK, DIRECT_NODE, NODE  # noqa: E402
 
 OPS = (("randread", 0), ("randwrite", 100))
 DEPTHS = (1, 8, 32)
 MODES = ("irq", "polled")
 SCHEDULERS = ("none", "mq-deadline")
 SIDES = ("passthrough", "block")
-# a path: a side under a scheduler
-PATHS = tuple((side, sched) for sched in SCHEDULERS for side in SIDES)
+DIRECT = ("direct", SCHEDULERS[0])
+# a path: a side under a scheduler; the direct mode once
+PATHS = tuple((side, sched) for sched in SCHEDULERS for side in SIDES) + (DIRECT,)
+DEVICE = {"passthrough": NODE, "direct": DIRECT_NODE, "block": BLOCK}
 BS = 4096
 CPU = 0                 # every run is pinned to this guest CPU
-DISK = vm.Disk(id="d0", backend="null", size=64 << 30, iothread=True, num_queues=2)
-NODE, BLOCK = "/dev/vdac0", "/dev/vda"
 
 
 def path_name(side, sched):
@@ -53,8 +56,8 @@ class IoUringVblk:
     name = "io_uring-vblk"
 
     def command(self, side, write_pct, depth, polled, runtime):
-        dev = NODE if side == "passthrough" else BLOCK
-        return (f"io_uring-vblk -u{int(side == 'passthrough')} -d {depth} -b {BS} -w {write_pct} "
+        dev = DEVICE[side]
+        return (f"io_uring-vblk -u{int(side != 'block')} -d {depth} -b {BS} -w {write_pct} "
                 f"-p {int(polled)} -r {runtime} -t 1 -j -C {CPU} {dev}")
 
     def parse(self, output):
@@ -71,8 +74,8 @@ class Fio:
 
     def command(self, side, write_pct, depth, polled, runtime):
         rw = "randwrite" if write_pct else "randread"
-        engine = ("--ioengine=io_uring_cmd --cmd_type=vblk --filename=" + NODE
-                  if side == "passthrough" else f"--ioengine=io_uring --direct=1 --filename={BLOCK}")
+        engine = ("--ioengine=io_uring --direct=1 --filename=" + BLOCK if side == "block"
+                  else "--ioengine=io_uring_cmd --cmd_type=vblk --filename=" + DEVICE[side])
         return (f"fio --name=bench {engine} --rw={rw} --bs={BS} --iodepth={depth} "
                 f"--hipri={int(polled)} --cpus_allowed={CPU} --time_based --runtime={runtime} "
                 f"--norandommap --randrepeat=0 --output-format=json")
@@ -104,7 +107,8 @@ def measure(guest, tools, repeats, runtime):
             # rotate the order so that no path always runs first
             order = PATHS[rep % len(PATHS):] + PATHS[:rep % len(PATHS)]
             for side, sched in order:
-                guest.output(f"echo {sched} > /sys/block/vda/queue/scheduler")
+                disk = guest_setup.DISK_OF[DEVICE[side]]
+                guest.output(f"echo {sched} > /sys/block/{disk}/queue/scheduler")
                 cmd = tool.command(side, write_pct, depth, mode == "polled", runtime)
                 status, out = guest.run(cmd, timeout=runtime * 10 + 60, check=False)
                 run = {"op": op, "depth": depth, "mode": mode, "tool": tool.name,
@@ -152,12 +156,14 @@ def k(v):
 
 def table(summary, tools):
     """A row per point and tool: per scheduler the passthrough and block
-    medians and their ratio, then the p99 latencies under the first."""
+    medians and their ratio, the direct mode's against the block device
+    under the first, then the p99 latencies under the first."""
     by = {(s["op"], s["depth"], s["mode"], s["tool"], s["path"]): s for s in summary}
     head = ["op", "QD", "completion", "tool"]
     for sched in SCHEDULERS:
         head += [f"passthrough, {sched}", f"block, {sched}", f"pt / block, {sched}"]
-    head.append(f"p99 lat (us) pt / block, {SCHEDULERS[0]}")
+    head += ["direct", f"direct / block, {SCHEDULERS[0]}",
+             f"p99 lat (us) pt / direct / block, {SCHEDULERS[0]}"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for op, _, depth, mode, tool in points(tools):
         cells = [op, str(depth), mode, tool.name]
@@ -167,7 +173,11 @@ def table(summary, tools):
                       f"{pt['iops_median'] / blk['iops_median']:.2f}" if measured(pt, blk) else "n/a"]
         pt, blk = (by[(op, depth, mode, tool.name, path_name(side, SCHEDULERS[0]))]
                    for side in SIDES)
-        cells.append(f"{pt['lat_p99_us']:.0f} / {blk['lat_p99_us']:.0f}" if measured(pt, blk) else "n/a")
+        direct = by[(op, depth, mode, tool.name, path_name(*DIRECT))]
+        cells += [iops_cell(direct),
+                  f"{direct['iops_median'] / blk['iops_median']:.2f}" if measured(direct, blk) else "n/a",
+                  f"{pt['lat_p99_us']:.0f} / {direct['lat_p99_us']:.0f} / {blk['lat_p99_us']:.0f}"
+                  if measured(pt, direct, blk) else "n/a"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -195,7 +205,8 @@ def plot(summary, tools, out):
                         f.write("\n\n")
     script = ["set terminal pngcairo size 1400,1000 font ',10' noenhanced",
               f"set output '{os.path.join(out, 'bench.png')}'",
-              "set multiplot layout 2,2 title 'virtio-blk: passthrough (/dev/vdac0) vs block device (/dev/vda), 4 KiB'",
+              "set multiplot layout 2,2 title 'virtio-blk: passthrough (/dev/vdac0), direct mode (/dev/vdbc0) "
+              "and block device (/dev/vda), 4 KiB'",
               "set logscale x 2", "set xlabel 'queue depth'", "set ylabel 'IOPS'",
               "set key below", "set grid",
               "set xtics (" + ", ".join(str(d) for d in DEPTHS) + ")"]
@@ -224,8 +235,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
 
     started = time.time()
-    with vm.Guest("bench", [DISK]) as guest:
-        guest.load_vblk("poll_queues=1")
+    with guest_setup.boot("bench") as guest:
+        guest_setup.load(guest)
         tools = [IoUringVblk()]
         if guest.run("command -v fio", check=False)[0] == 0:
             tools.append(Fio())
@@ -236,9 +247,9 @@ def main():
             "guest_cpus": guest.cpus, "host_kernel": platform.release(),
             "host_cpu": cpu_model(), "host_cores": os.cpu_count(),
             "default_scheduler": guest.output("cat /sys/block/vda/queue/scheduler").strip(),
-            "queues": guest.output("dmesg | grep 'default/read/poll' | tail -n 1").split("virtio0: ")[-1].strip(),
+            "queues": guest.output("dmesg | grep 'default/read/poll' | tail -n 1").split(": ")[-1].strip(),
             "repeats": repeats, "runtime_s": runtime, "bs": BS, "cpu": CPU,
-            "disk": "null-co, read-zeroes, iothread, num-queues=2",
+            "disk": guest_setup.DESCRIPTION,
         }
         print(f"# {env['accel']}, {env['qemu']}, guest kernel {env['guest_kernel']}, "
               f"{len(tools)} tool(s)", flush=True)
@@ -262,9 +273,10 @@ def report(env, tbl):
             f"Guest under {under}. {env['qemu']}; guest kernel {env['guest_kernel']} "
             f"({env['guest_cpus']} vCPUs, virtio_blk queues {env['queues']}); host "
             f"{env['host_cpu']}, {env['host_cores']} cores, kernel {env['host_kernel']}.\n\n"
-            f"Method: one boot, one {env['disk']} disk; 4 KiB, every run pinned to guest CPU "
+            f"Method: one boot, {env['disk']}; 4 KiB, every run pinned to guest CPU "
             f"{env['cpu']}; for each point the passthrough node and the block device (O_DIRECT), "
-            f"each under scheduler {' and '.join(SCHEDULERS)}, run in alternation, "
+            f"each under scheduler {' and '.join(SCHEDULERS)}, and the node in direct mode "
+            f"(vdb, its own virtqueues), run in alternation, "
             f"{env['repeats']} times {env['runtime_s']} s each, every run setting its scheduler; "
             f"medians with (min-max). Passthrough requests bypass the scheduler's queue but "
             f"take its tags. The kernel's default scheduler for this disk: "

@@ -2,11 +2,17 @@
 """make profile: guest instructions per I/O on the node and on the block
 device, counted by tools/insn-plugin.c, split by kernel symbol.
 
-Two boots of one guest (TCG, 2 vCPUs, a null-co disk with a poll queue,
-scheduler none) each run every point, alternating them, 5 times: 4 KiB
-random reads and writes, QD 1 and 32, interrupt and polled, plain and
-registered buffers, the node (-u1) against the block device (-u0, O_DIRECT),
-and the same loop with IORING_OP_NOP (-N1, the floor).  t/io_uring-vblk
+Two boots of one guest (TCG, 2 vCPUs, scheduler none) each run every
+point, alternating them, 5 times: 4 KiB random reads and writes, QD 1 and
+32, interrupt and polled, plain and registered buffers, the node (-u1)
+against the block device (-u0, O_DIRECT), and the same loop with
+IORING_OP_NOP (-N1, the floor), in the guest of tools/guest_setup.py:
+vda's node goes through blk-mq ("node"), vdb's drives virtqueues of its
+own ("direct").  The floor is the NOP's figure plus one virtqueue round trip: what
+the direct path spends in virtio_ring and virtio_pci symbols per
+interrupt-driven I/O (descriptors, notify, used ring, the interrupt's
+handler), less the handler in polled mode; the polled run's own count
+would include the polls that found nothing, which is waiting.  t/io_uring-vblk
 runs pinned to vCPU 1 and marks its own I/O loop as the window (-W1), so
 neither its start nor its exit is counted.  A run is two windows, of N and
 2N I/Os (NOPs: ten times as many): their difference divided by N is the
@@ -20,7 +26,8 @@ Raw counts depend on timing; the timing-free figure removes it:
     (entries of kernel functions on the load's vCPU): in interrupt mode
     sleeps, wake-ups and idle halts (__schedule, do_idle,
     default_idle_call), in polled mode io_uring's passes over its poll list
-    and the driver's polls, found or not (io_do_iopoll, virtblk_poll), and
+    and the driver's polls, found or not (io_do_iopoll, and virtblk_poll or,
+    direct, virtblk_chr_uring_cmd_iopoll), and
     in both timer interrupts (hrtimer_interrupt).  tools/insn_fit.py fits
     their cost over every window of a path and mode and evaluates each point
     at a canonical wait: per io_uring_enter one sleep and one wake-up with
@@ -41,6 +48,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guest_setup  # noqa: E402
 import vm  # noqa: E402
 from insn_fit import fit_group  # noqa: E402
 from insns import IO_URING_ENTER as ENTER, Symbols, by_symbol, read_windows  # noqa: E402
@@ -49,11 +57,13 @@ OPS = (("read", 0), ("write", 100))
 DEPTHS = (1, 32)
 MODES = ("irq", "polled")
 BUFFERS = (("plain", 0), ("fixed", 1))
-PATHS = (("node", "-u1 /dev/vdac0"), ("block", "-u0 /dev/vda"), ("nop", "-u1 -N1 /dev/vdac0"))
+PATHS = (("node", f"-u1 {guest_setup.NODE}"), ("direct", f"-u1 {guest_setup.DIRECT_NODE}"),
+         ("block", f"-u0 {guest_setup.BLOCK}"), ("nop", f"-u1 -N1 {guest_setup.NODE}"))
 CPU = 1                 # the load's vCPU; its queue's interrupt lands there
 N = 2000                # I/Os of the shorter window of a run (NOPs: NOP_N)
 NOP_N = 10 * N          # a NOP costs a tenth of an I/O: as many instructions
-DISK = vm.Disk(id="d0", backend="null", size=64 << 30, iothread=True, num_queues=2)
+VIRTQUEUE = re.compile(r"^(virtqueue_|vring_|vp_|virtio_|detach_buf)")
+INTERRUPT = re.compile(r"^(vring_interrupt|vp_vring_interrupt|vp_interrupt)$")
 BOOT_NAME = "profile-{}"  # boot number N's guest, and its directory in build/guests
 SLOWPATH = re.compile(r"queued_(spin|read|write)_lock_slowpath$")
 # What varies with timing, per completion mode, and its count per I/O in a
@@ -63,13 +73,33 @@ SLOWPATH = re.compile(r"queued_(spin|read|write)_lock_slowpath$")
 # driver poll (virtblk_poll).  Timer interrupts (hrtimer_interrupt) come
 # with time, not with I/O: none in a canonical wait.  NOPs only see ticks.
 TICK = "hrtimer_interrupt"
-EVENTS = {"irq": ("__schedule", "do_idle", "default_idle_call", TICK),
-          "polled": ("io_do_iopoll", "virtblk_poll", TICK), "nop": (TICK,)}
-CANONICAL = {"irq": lambda enters: {"__schedule": 2 * enters, "do_idle": enters,
-                                    "default_idle_call": enters, TICK: 0},
-             "polled": lambda enters: {"io_do_iopoll": enters, "virtblk_poll": enters, TICK: 0},
-             "nop": lambda enters: {TICK: 0}}
-SPREAD_LIMIT = {"node": 0.02, "block": 0.02, "nop": 0.005}
+POLL = {"direct": "virtblk_chr_uring_cmd_iopoll"}   # the driver's poll; else virtblk_poll
+
+
+def poll_symbol(path):
+    return POLL.get(path, "virtblk_poll")
+
+
+def events(path, mode):
+    """What is fitted out of a path's windows in a completion mode."""
+    if path == "nop":
+        return (TICK,)
+    if mode == "polled":
+        return ("io_do_iopoll", poll_symbol(path), TICK)
+    return ("__schedule", "do_idle", "default_idle_call", TICK)
+
+
+def canonical(path, mode, enters):
+    """The waits of a canonical run: per io_uring_enter one sleep and
+    wake-up with one halt, or one pass and one driver poll; no tick."""
+    if path == "nop":
+        return {TICK: 0}
+    if mode == "polled":
+        return {"io_do_iopoll": enters, poll_symbol(path): enters, TICK: 0}
+    return {"__schedule": 2 * enters, "do_idle": enters, "default_idle_call": enters, TICK: 0}
+
+
+SPREAD_LIMIT = {"node": 0.02, "direct": 0.02, "block": 0.02, "nop": 0.005}
 TOP = 15
 BLIND_SPOTS = """\
 - Time, not instructions: a cache miss, a VM exit on real hardware, an
@@ -125,9 +155,10 @@ def run_boot(boot, quick, repeats):
     points); leave insns.txt, the module symbols and the runs' points in the
     guest's directory, boot_dir(boot), which is returned."""
     runs, started = [], time.monotonic()
-    with vm.Guest(BOOT_NAME.format(boot), [DISK], count_insns=True) as guest:
-        guest.load_vblk("poll_queues=1")
-        guest.output("echo none > /sys/block/vda/queue/scheduler")
+    with guest_setup.boot(BOOT_NAME.format(boot), count_insns=True) as guest:
+        guest_setup.load(guest)
+        guest.output("echo none > /sys/block/vda/queue/scheduler; "
+                     "echo none > /sys/block/vdb/queue/scheduler")
         modules = guest.output("grep '\\[' /proc/kallsyms")
         for _ in range(repeats):
             for point in points(quick):
@@ -177,11 +208,11 @@ def load_boot(directory):
             "both": sum(pair[1].total(v) - pair[0].total(v) for v in range(pair[0].vcpus())) / n,
             "symbols": {k: (li[k] - si[k]) / n for k in set(li) | set(si)},
             "schedule": (le["__schedule"] - se["__schedule"]) / n,
-            "polls": (le["virtblk_poll"] - se["virtblk_poll"]) / n,
+            "polls": (le[poll_symbol(point[4])] - se[poll_symbol(point[4])]) / n,
             "enters": (le[ENTER] - se[ENTER]) / n,
             "windows": [{"ios": ios,
                          "y": sum(c for k, c in insns.items() if not SLOWPATH.search(k)),
-                         "events": {e: entries[e] for es in EVENTS.values() for e in es},
+                         "events": {e: entries[e] for e in events(point[4], point[2])},
                          "enters": entries[ENTER]}
                         for ios, (insns, entries) in zip((n, 2 * n), counted)]})
     return records, seconds
@@ -194,9 +225,9 @@ def fit(records):
     for r in records:
         groups[r["point"][4], r["point"][2]].append(r)
     for (path, mode), group in groups.items():
-        kind = "nop" if path == "nop" else mode
-        fits[f"{path} {mode}"], free = fit_group(group, EVENTS[kind], CANONICAL[kind],
-                                                 window_ios(group[0]["point"]))
+        fits[f"{path} {mode}"], free = fit_group(
+            group, events(path, mode), lambda enters: canonical(path, mode, enters),
+            window_ios(group[0]["point"]))
         for r in group:
             r["free"] = free[r["point"]]
     return fits
@@ -242,23 +273,47 @@ def waits(per_io):
     return f"{0.0 if abs(per_io) < 0.005 else per_io:.2f}"
 
 
+SIDES = ("node", "direct", "block")     # the paths a row compares, NOP apart
+
+
+def virtqueue(summary, op, depth, mode, bufs):
+    """One virtqueue round trip: the direct path's virtio_ring and
+    virtio_pci symbols per interrupt-driven I/O, less the interrupt's
+    handler when polled."""
+    symbols = summary[op, depth, "irq", bufs, "direct"]["symbols"]
+    return sum(v for k, v in symbols.items()
+               if VIRTQUEUE.search(k) and not (mode == "polled" and INTERRUPT.search(k)))
+
+
 def table(summary):
-    lines = ["| op | QD | completion | buffers | node | block | node/block | NOP floor | "
-             "spread of 2 boots node / block / NOP | node raw | block raw | "
-             "both vCPUs raw node / block | sched/IO node / block | polls/IO node / block |",
-             "| --- " * 14 + "|"]
+    """A row per point: each side's timing-free figure, the ratios to the
+    block device, the floor; raw counts and waits per I/O beside them."""
+    def each(row, fmt):
+        return " / ".join(fmt(s) for s in row)
+
+    lines = ["| op | QD | completion | buffers | node | direct | block | node/block | "
+             "direct/block | floor: NOP + virtqueue | direct/floor | "
+             "spread of 2 boots node / direct / block / NOP | raw node / direct / block | "
+             "both vCPUs raw node / direct / block | sched/IO node / direct / block | "
+             "polls/IO node / direct / block |",
+             "| --- " * 16 + "|"]
     for (op, depth, mode, bufs, path), s in summary.items():
         if path != "node":
             continue
-        b = summary[op, depth, mode, bufs, "block"]
+        row = [summary[op, depth, mode, bufs, side] for side in SIDES]
+        node, direct, block = (r["free"] for r in row)
         nop = summary[OPS[0][0], depth, mode, BUFFERS[0][0], "nop"]
+        ring = virtqueue(summary, op, depth, mode, bufs)
+        floor = nop["free"] + ring
         lines.append(
-            f"| {op} | {depth} | {mode} | {bufs} | {s['free']:.0f} | {b['free']:.0f} | "
-            f"{s['free'] / b['free']:.2f} | {nop['free']:.0f} | "
-            f"{100 * s['spread']:.1f} / {100 * b['spread']:.1f} / {100 * nop['spread']:.2f} % | "
-            f"{s['raw']:.0f} | {b['raw']:.0f} | {s['both']:.0f} / {b['both']:.0f} | "
-            f"{waits(s['schedule'])} / {waits(b['schedule'])} | "
-            f"{waits(s['polls'])} / {waits(b['polls'])} |")
+            f"| {op} | {depth} | {mode} | {bufs} | {node:.0f} | {direct:.0f} | {block:.0f} | "
+            f"{node / block:.2f} | {direct / block:.2f} | "
+            f"{floor:.0f} ({nop['free']:.0f} + {ring:.0f}) | {direct / floor:.2f} | "
+            f"{each(row + [nop], lambda r: format(100 * r['spread'], '.1f'))} % | "
+            f"{each(row, lambda r: format(r['raw'], '.0f'))} | "
+            f"{each(row, lambda r: format(r['both'], '.0f'))} | "
+            f"{each(row, lambda r: waits(r['schedule']))} | "
+            f"{each(row, lambda r: waits(r['polls']))} |")
     return "\n".join(lines)
 
 
@@ -273,13 +328,14 @@ def agreement(summary):
     return "\n".join(lines)
 
 
-def differences(summary, point):
-    """What only one path pays at a point, and the biggest differences."""
-    node = summary[point + ("node",)]["symbols"]
+def differences(summary, point, side):
+    """What only one side pays at a point, against the block device: the
+    biggest differences."""
+    node = summary[point + (side,)]["symbols"]
     block = summary[point + ("block",)]["symbols"]
     diff = {k: node.get(k, 0) - block.get(k, 0) for k in set(node) | set(block)}
     rows = sorted(diff.items(), key=lambda kv: (-abs(kv[1]), kv[0]))[:TOP]
-    lines = ["| symbol | node | block | node - block |", "| --- | --- | --- | --- |"]
+    lines = [f"| symbol | {side} | block | {side} - block |", "| --- | --- | --- | --- |"]
     lines += [f"| {k} | {node.get(k, 0):.0f} | {block.get(k, 0):.0f} | {v:+.0f} |"
               for k, v in rows]
     return "\n".join(lines)
@@ -287,7 +343,7 @@ def differences(summary, point):
 
 def top(summary, point):
     lines = []
-    for path in ("node", "block"):
+    for path in SIDES:
         syms = list(summary[point + (path,)]["symbols"].items())[:TOP]
         lines.append(f"{path}: " + ", ".join(f"{k} {v:.0f}" for k, v in syms))
     return "\n\n".join(lines)
@@ -317,9 +373,10 @@ def report(summary, fits, repeats, minutes):
             continue
         name = " ".join(map(str, point[:4]))
         text += [f"\n## {name}: top {TOP} symbols (raw instructions per I/O)\n",
-                 top(summary, point[:4]),
-                 f"\n### {name}: node against block device\n",
-                 differences(summary, point[:4])]
+                 top(summary, point[:4])]
+        for side in SIDES[:2]:
+            text += [f"\n### {name}: {side} against block device\n",
+                     differences(summary, point[:4], side)]
     return "\n".join(text) + "\n"
 
 
