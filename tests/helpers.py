@@ -5,9 +5,8 @@ import os
 import re
 
 from pattern import image_matches
+from vm import NODE_CLASS  # noqa: F401  (the cases take it from here)
 
-# where sysfs lists the passthrough nodes, one directory per node (vdXc0)
-NODE_CLASS = "/sys/class/virtblk-generic"
 # errno names as vblk-cmd prints them
 OK = "OK"
 # struct virtblk_uring_cmd types (VIRTIO_BLK_T_*) that have no vblk-cmd flag

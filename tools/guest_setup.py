@@ -21,14 +21,14 @@ DISK_OF = {NODE: "vda", DIRECT_NODE: "vdb", BLOCK: "vda"}
 
 
 def boot(name, **kwargs):
-    """Start the guest (use it as a context manager); virtio_blk loaded."""
+    """The guest, to start as a context manager; then load()."""
     return vm.Guest(name, DISKS, **kwargs)
 
 
 def load(guest):
     """Load virtio_blk and check that only vdb's node has queues of its own."""
     guest.load_vblk(VBLK_PARAMS)
-    queues = guest.output("cat /sys/class/virtblk-generic/vdac0/queues "
-                          "/sys/class/virtblk-generic/vdbc0/queues").split()
+    queues = guest.output(f"cat {vm.NODE_CLASS}/vdac0/queues "
+                          f"{vm.NODE_CLASS}/vdbc0/queues").split()
     if queues != ["0", str(PT_QUEUES)]:
         raise SystemExit(f"the nodes' own queues: {queues}, not 0 and {PT_QUEUES}")

@@ -54,6 +54,8 @@ MODE = os.environ.get("VBLK_MODE") or "blkmq"
 if MODE not in MODES:
     raise SystemExit(f"VBLK_MODE={MODE}: not one of {', '.join(MODES)}")
 DIRECT_QUEUES, DIRECT_POLL_QUEUES = 2, 1
+# where sysfs lists the passthrough nodes, one directory per node (vdXc0)
+NODE_CLASS = "/sys/class/virtblk-generic"
 MODE_CMDLINE = (f"virtio_blk.passthrough_queues={DIRECT_QUEUES} "
                 f"virtio_blk.passthrough_poll_queues={DIRECT_POLL_QUEUES}"
                 if MODE == "direct" else "")
@@ -373,7 +375,7 @@ class Guest:
         In direct mode, every node must then have queues of its own."""
         self.output(f"modprobe virtio_blk {params}")
         if MODE == "direct" and "passthrough_queues" not in params:
-            blkmq = self.output("cd /sys/class/virtblk-generic && "
+            blkmq = self.output(f"cd {NODE_CLASS} && "
                                 "for n in *; do grep -qx 0 $n/queues && echo $n; done; true")
             if blkmq.split():
                 raise GuestError(f"direct mode, but {' '.join(blkmq.split())} use blk-mq")
