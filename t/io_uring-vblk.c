@@ -8,7 +8,9 @@
  *
  * Prints IOPS and bandwidth every second and a summary at the end
  * (IOPS, bandwidth, latency mean/p50/p99/p99.9 with -t1, I/Os per submit
- * and per reap call), or the summary as JSON with -j.
+ * and per reap call), or the summary as JSON with -j.  SIGINT or SIGTERM
+ * ends a run as its runtime would: what is in flight completes, and the
+ * summary is printed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -572,6 +574,32 @@ static void report(void)
 	}
 }
 
+static void on_stop_signal(int sig __attribute__((unused)))
+{
+	stop = true;
+}
+
+/*
+ * Stop on SIGINT and SIGTERM.  Only the reporting thread takes them: a
+ * submitter waiting in io_uring_enter() would see -EINTR.
+ */
+static void start_threads(void)
+{
+	sigset_t stop_signals;
+	unsigned int t;
+
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	signal(SIGINT, on_stop_signal);
+	signal(SIGTERM, on_stop_signal);
+	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+	for (t = 0; t < o.threads; t++)
+		if (pthread_create(&subs[t].thread, NULL, run, &subs[t]))
+			die("%s", "cannot start a thread");
+	pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct summary sum;
@@ -584,9 +612,7 @@ int main(int argc, char **argv)
 		subs[t].id = t;
 		setup(&subs[t]);
 	}
-	for (t = 0; t < o.threads; t++)
-		if (pthread_create(&subs[t].thread, NULL, run, &subs[t]))
-			die("%s", "cannot start a thread");
+	start_threads();
 	report();
 	for (t = 0; t < o.threads; t++) {
 		pthread_join(subs[t].thread, NULL);

@@ -114,6 +114,7 @@ class Disk:
     block_size: int = None      # logical (and physical) block size
     faults: tuple = ()          # ("read"|"write", sector): blkdebug fails I/O there with EIO
     image: str = None           # set by Guest: the raw image's path on the host
+    bus: str = None             # set by Guest on q35: the disk's PCIe root port
 
     def blockdev_args(self):
         ro = "on" if self.readonly else "off"
@@ -141,7 +142,7 @@ class Disk:
     def device_props(self):
         """The virtio-blk-pci properties, as QMP device_add takes them."""
         props = {"driver": "virtio-blk-pci", "id": self.id, "drive": self.id}
-        optional = {"serial": self.serial, "num-queues": self.num_queues,
+        optional = {"bus": self.bus, "serial": self.serial, "num-queues": self.num_queues,
                     "queue-size": self.queue_size, "logical_block_size": self.block_size,
                     "physical_block_size": self.block_size}
         props.update({k: v for k, v in optional.items() if v is not None})
@@ -173,9 +174,17 @@ class Guest:
     """A running guest.  Use as a context manager: it is killed on exit."""
 
     def __init__(self, name, disks=(), cpus=2, memory="512M", append="",
-                 accel=None, boot_timeout=120, count_insns=False):
+                 accel=None, boot_timeout=120, count_insns=False, machine="pc"):
         self.name = name
         self.disks = {d.id: d for d in disks}
+        # machine "q35": every disk is a PCIe function behind a root port of
+        # its own, so that a function-level reset can reach it
+        if machine not in ("pc", "q35"):
+            raise ValueError(f"unknown machine {machine!r}")
+        self.machine = machine
+        if machine == "q35":
+            for disk in disks:
+                disk.bus = f"{disk.id}-port"
         self.cpus, self.memory = cpus, memory
         self.append = f"{MODE_CMDLINE} {append}".strip()
         if MODE == "direct":
@@ -198,7 +207,7 @@ class Guest:
     def qemu_command(self, sockdir):
         cpu = "host" if self.accel == "kvm" else "max"
         cmd = ["qemu-system-x86_64", "-nodefaults", "-no-user-config", "-display", "none",
-               "-no-reboot", "-machine", f"pc,accel={self.accel}", "-cpu", cpu,
+               "-no-reboot", "-machine", f"{self.machine},accel={self.accel}", "-cpu", cpu,
                "-smp", str(self.cpus), "-m", self.memory,
                "-kernel", KERNEL, "-initrd", INITRD,
                # loglevel=5: warnings (WARN, lockdep, KASAN) reach the console log
@@ -214,7 +223,9 @@ class Guest:
             cmd += ["-plugin", f"{INSN_PLUGIN},out={self.insns}"]
         if any(d.iothread for d in self.disks.values()):
             cmd += ["-object", "iothread,id=io0"]
-        for disk in self.disks.values():
+        for chassis, disk in enumerate(self.disks.values(), 1):
+            if disk.bus:
+                cmd += ["-device", f"pcie-root-port,id={disk.bus},bus=pcie.0,chassis={chassis}"]
             cmd += disk.blockdev_args() + ["-device", disk.device_arg()]
         return cmd
 
@@ -393,6 +404,14 @@ class Guest:
         """Hot-plug a disk unplugged before (its back end is still there)."""
         self.qmp.execute("device_add", self.disks[disk_id].device_props())
 
+    def reset(self, disk):
+        """A function-level reset of a disk's PCI function through sysfs, as
+        pci_reset_function() does it (reset_prepare, FLR, reset_done);
+        needs machine "q35".  disk: the guest's name for it, e.g. "vda"."""
+        self.output(f"f=$(readlink -f /sys/block/{disk}/device/..); "
+                    "grep -qw flr $f/reset_method && echo flr > $f/reset_method && "
+                    "echo 1 > $f/reset")
+
     def blockstats(self, disk_id):
         """QMP query-blockstats counters of one disk, as QEMU's device saw them."""
         for entry in self.qmp.execute("query-blockstats"):
@@ -467,13 +486,15 @@ def main():
     parser.add_argument("--disk", action="append", default=[], help="a virtio-blk disk (repeatable)")
     parser.add_argument("--load-vblk", metavar="PARAMS", help="load virtio_blk with these parameters")
     parser.add_argument("--cpus", type=int, default=2)
+    parser.add_argument("--machine", choices=("pc", "q35"), default="pc",
+                        help="q35: each disk behind a PCIe root port of its own (FLR)")
     parser.add_argument("--name", default="cli")
     parser.add_argument("--timeout", type=int, default=600)
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     disks = [parse_disk(spec, i) for i, spec in enumerate(args.disk)]
     command = " ".join(args.command[1:] if args.command[:1] == ["--"] else args.command)
-    with Guest(args.name, disks, cpus=args.cpus) as guest:
+    with Guest(args.name, disks, cpus=args.cpus, machine=args.machine) as guest:
         print(f"# booted in {guest.boot_seconds:.1f}s under {guest.accel}", file=sys.stderr)
         if args.load_vblk is not None:
             guest.load_vblk(args.load_vblk)
