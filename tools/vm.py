@@ -4,11 +4,12 @@
 The one guest runner of the project: tests/ and the benchmarks use the Guest
 class; from a shell,
 
-    tools/vm.py [--disk SPEC]... [--load-vblk PARAMS] -- COMMAND...
+    tools/vm.py [--disk OPTIONS]... [--load-vblk PARAMS] [-- COMMAND...]
 
-boots a guest, runs COMMAND in it and exits with its status.  A disk SPEC is
+boots a guest, runs COMMAND in it and exits with its status, or without a
+COMMAND gives a shell on the guest's console.  A disk's OPTIONS are
 comma-separated key=value fields of the Disk class, e.g.
-"backend=null,size=1G,iothread=on,num_queues=4".
+"backend=null,size=1G,iothread=on,num_queues=4" (--help lists them).
 
 The guest's console (ttyS0) goes to a log file, its init (guest/init) serves
 commands on a second serial port (ttyS1), and QEMU's QMP socket is open to
@@ -21,12 +22,14 @@ import base64
 import dataclasses
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -37,10 +40,17 @@ BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
 # VARIANT=debug (make ... DEBUG=1): the sanitizer kernel, slower, so every
 # time limit stretches by SLOWDOWN, and a kmemleak scan ends each guest.
 VARIANT = os.environ.get("VARIANT", "")
-SUFFIX = f"-{VARIANT}" if VARIANT else ""
-KERNEL = os.path.join(BUILD, f"bzImage{SUFFIX}")
-INITRD = os.path.join(BUILD, f"initramfs{SUFFIX}.cpio.gz")
-SYSTEM_MAP = os.path.join(BUILD, f"kobj{SUFFIX}", "System.map")   # KERNEL's symbols
+
+
+def build_paths(variant):
+    """The kernel image, initramfs and System.map of a variant ("" or "debug")."""
+    suffix = f"-{variant}" if variant else ""
+    return (os.path.join(BUILD, f"bzImage{suffix}"),
+            os.path.join(BUILD, f"initramfs{suffix}.cpio.gz"),
+            os.path.join(BUILD, f"kobj{suffix}", "System.map"))
+
+
+KERNEL, INITRD, SYSTEM_MAP = build_paths(VARIANT)   # SYSTEM_MAP: KERNEL's symbols
 INSN_PLUGIN = os.path.join(BUILD, "insn-plugin.so")   # make insn-plugin
 SLOWDOWN = 4 if VARIANT == "debug" else 1
 # VBLK_MODE=direct (make ... MODE=direct): the passthrough node drives
@@ -96,25 +106,32 @@ class CommandFailed(GuestError):
         self.output = output
 
 
+def option(default, text=None):
+    """A Disk field; text: its help, for a field that --disk takes."""
+    return dataclasses.field(default=default, metadata={"help": text} if text else {})
+
+
 @dataclasses.dataclass
 class Disk:
-    """One virtio-blk disk and the QEMU back end behind it."""
+    """One virtio-blk disk and the QEMU back end behind it.  A field with
+    help text is a --disk option of the command line."""
 
-    id: str = "d0"
-    backend: str = "raw"        # "raw": an image file on the host; "null": null-co
-    size: int = 64 << 20
-    serial: str = None
-    readonly: bool = False
-    discard: bool = None        # None leaves QEMU's default
-    write_zeroes: bool = None
-    volatile_cache: bool = None # False: no write cache, so no VIRTIO_BLK_F_FLUSH
-    num_queues: int = None
-    queue_size: int = None
-    iothread: bool = False
-    block_size: int = None      # logical (and physical) block size
-    faults: tuple = ()          # ("read"|"write", sector): blkdebug fails I/O there with EIO
-    image: str = None           # set by Guest: the raw image's path on the host
-    bus: str = None             # set by Guest on q35: the disk's PCIe root port
+    id: str = option("d0", "QEMU's id of the device (d0, d1... by position)")
+    backend: str = option("raw", '"raw": an image file on the host; "null": null-co')
+    size: int = option(64 << 20, "bytes, with K, M or G")
+    serial: str = option(None, "the serial number (GET_ID)")
+    readonly: bool = option(False, "a read-only disk")
+    discard: bool = option(None, "offer discard (unset: QEMU's default)")
+    write_zeroes: bool = option(None, "offer write zeroes (unset: QEMU's default)")
+    volatile_cache: bool = option(None, "off: no write cache, so no VIRTIO_BLK_F_FLUSH")
+    num_queues: int = option(None, "virtqueues (unset: QEMU's default)")
+    queue_size: int = option(None, "entries per virtqueue")
+    iothread: bool = option(False, "run the disk in an I/O thread")
+    block_size: int = option(None, "logical (and physical) block size")
+    faults: tuple = option((), "KIND:SECTOR[+KIND:SECTOR...]: blkdebug fails reads or "
+                               "writes touching SECTOR with EIO (KIND: read, write)")
+    image: str = option(None)   # set by Guest: the raw image's path on the host
+    bus: str = option(None)     # set by Guest on q35: the disk's PCIe root port
 
     def blockdev_args(self):
         ro = "on" if self.readonly else "off"
@@ -174,8 +191,15 @@ class Guest:
     """A running guest.  Use as a context manager: it is killed on exit."""
 
     def __init__(self, name, disks=(), cpus=2, memory="512M", append="",
-                 accel=None, boot_timeout=120, count_insns=False, machine="pc"):
+                 accel=None, boot_timeout=120, count_insns=False, machine="pc",
+                 kernel=KERNEL, initrd=INITRD, qemu_args=(), console="file"):
+        """console: "file" (console.log), "follow" (console.log, copied to
+        stderr as it grows) or "stdio" (the terminal: see shell())."""
         self.name = name
+        self.kernel, self.initrd, self.qemu_args = kernel, initrd, list(qemu_args)
+        if console not in ("file", "follow", "stdio"):
+            raise ValueError(f"unknown console {console!r}")
+        self.console_mode = console
         self.disks = {d.id: d for d in disks}
         # machine "q35": every disk is a PCIe function behind a root port of
         # its own, so that a function-level reset can reach it
@@ -204,17 +228,22 @@ class Guest:
 
     # -- life cycle -------------------------------------------------------
 
-    def qemu_command(self, sockdir):
+    def qemu_command(self, sockdir, agent_waits=True):
+        """QEMU's command line; agent_waits: QEMU starts the guest only once
+        the runner has connected to the agent's socket."""
         cpu = "host" if self.accel == "kvm" else "max"
+        console = (["-chardev", "stdio,id=console,signal=off"] if self.console_mode == "stdio"
+                   else ["-chardev", f"file,id=console,path={self.console}"])
         cmd = ["qemu-system-x86_64", "-nodefaults", "-no-user-config", "-display", "none",
                "-no-reboot", "-machine", f"{self.machine},accel={self.accel}", "-cpu", cpu,
                "-smp", str(self.cpus), "-m", self.memory,
-               "-kernel", KERNEL, "-initrd", INITRD,
+               "-kernel", self.kernel, "-initrd", self.initrd,
                # loglevel=5: warnings (WARN, lockdep, KASAN) reach the console log
                "-append", f"console=ttyS0 panic=-1 oops=panic loglevel=5 {DEBUG_CMDLINE} "
                           f"{self.append}".strip(),
-               "-chardev", f"file,id=console,path={self.console}", "-serial", "chardev:console",
-               "-chardev", f"socket,id=agent,path={sockdir}/agent,server=on,wait=on",
+               *console, "-serial", "chardev:console",
+               "-chardev", f"socket,id=agent,path={sockdir}/agent,server=on,"
+                           f"wait={'on' if agent_waits else 'off'}",
                "-serial", "chardev:agent",
                "-qmp", f"unix:{sockdir}/qmp,server=on,wait=off"]
         if self.insns:
@@ -227,10 +256,12 @@ class Guest:
             if disk.bus:
                 cmd += ["-device", f"pcie-root-port,id={disk.bus},bus=pcie.0,chassis={chassis}"]
             cmd += disk.blockdev_args() + ["-device", disk.device_arg()]
-        return cmd
+        return cmd + self.qemu_args
 
-    def start(self):
-        for path in (KERNEL, INITRD):
+    def prepare(self, sockdir=None, agent_waits=True):
+        """Make the guest's directory and disk images; return QEMU's command
+        line, with the sockets in sockdir (a new temporary one if None)."""
+        for path in (self.kernel, self.initrd):
             if not os.path.exists(path):
                 raise GuestError(f"{path} is missing: run make kernel guest")
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -240,14 +271,23 @@ class Guest:
                 disk.image = os.path.join(self.dir, f"{disk.id}.img")
                 with open(disk.image, "wb") as f:
                     f.truncate(disk.size)
-        self.sockdir = tempfile.mkdtemp(prefix="vblk-")
-        cmd = self.qemu_command(self.sockdir)
+        self.sockdir = sockdir or tempfile.mkdtemp(prefix="vblk-")
+        cmd = self.qemu_command(self.sockdir, agent_waits)
         with open(os.path.join(self.dir, "qemu.cmdline"), "w") as f:
-            f.write(" ".join(cmd) + "\n")
+            f.write(shlex.join(cmd) + "\n")
+        return cmd
+
+    def start(self):
+        cmd = self.prepare()
         started = time.monotonic()
         self.stderr = open(os.path.join(self.dir, "qemu.stderr"), "wb")
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self.stderr,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+        stdio = self.console_mode == "stdio"
+        self.proc = subprocess.Popen(cmd, stdin=None if stdio else subprocess.DEVNULL,
+                                     stdout=None if stdio else self.stderr,
+                                     stderr=self.stderr if stdio else subprocess.STDOUT,
+                                     start_new_session=True)
+        if self.console_mode == "follow":
+            threading.Thread(target=self._follow_console, daemon=True).start()
         try:
             self.agent = self._connect(os.path.join(self.sockdir, "agent"))
             self.qmp = QMP(os.path.join(self.sockdir, "qmp"), timeout=self.boot_timeout)
@@ -259,6 +299,27 @@ class Guest:
         self.boot_seconds = time.monotonic() - started
         self._buffer = b""
         return self
+
+    def _follow_console(self):
+        """Copy the console log to stderr as it grows, until QEMU ends."""
+        while not os.path.exists(self.console) and self.proc.poll() is None:
+            time.sleep(0.05)
+        with open(self.console, "rb") as f:
+            while True:
+                data = f.read()
+                if data:
+                    sys.stderr.buffer.write(data)
+                    sys.stderr.flush()
+                elif self.proc is None or self.proc.poll() is not None:
+                    return
+                else:
+                    time.sleep(0.1)
+
+    def shell(self):
+        """An interactive shell on the guest's console, which must be the
+        terminal (console="stdio"); returns when it exits."""
+        return self.run("setsid -c sh </dev/ttyS0 >/dev/ttyS0 2>&1", timeout=10 ** 7,
+                        check=False)[0]
 
     def _connect(self, path):
         deadline = time.monotonic() + 30
@@ -284,8 +345,9 @@ class Guest:
                                 "echo scan > /sys/kernel/debug/kmemleak; "
                                 "cat /sys/kernel/debug/kmemleak", timeout=120, check=False)
             found += [f"kmemleak: {line}" for line in leaks.splitlines() if line.strip()][:20]
-        with open(self.console, errors="replace") as f:
-            found += [line.rstrip() for line in f if KERNEL_COMPLAINTS.search(line)]
+        if os.path.exists(self.console):    # not with console="stdio"
+            with open(self.console, errors="replace") as f:
+                found += [line.rstrip() for line in f if KERNEL_COMPLAINTS.search(line)]
         return found
 
     def stop(self):
@@ -458,47 +520,118 @@ def detect_accel():
     return _accel
 
 
-def parse_disk(spec, index):
-    fields = dict(item.split("=", 1) for item in spec.split(",") if item)
-    disk = Disk(id=f"d{index}")
-    for name, value in fields.items():
-        kind = type(getattr(disk, name)) if getattr(disk, name) is not None else str
-        if name not in Disk.__dataclass_fields__:
-            raise SystemExit(f"unknown disk field {name}")
-        if name in ("readonly", "discard", "write_zeroes", "iothread", "volatile_cache"):
-            setattr(disk, name, value in ("on", "1", "true", "yes"))
-        elif name in ("size", "num_queues", "queue_size", "block_size"):
-            setattr(disk, name, parse_size(value))
-        else:
-            setattr(disk, name, kind(value))
-    return disk
+BOOLEANS = {"on": True, "1": True, "true": True, "yes": True,
+            "off": False, "0": False, "false": False, "no": False}
 
 
 def parse_size(text):
+    """An int, with an optional K, M or G suffix; ValueError if malformed."""
     units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
     if text[-1:].upper() in units:
         return int(text[:-1]) * units[text[-1].upper()]
     return int(text)
 
 
+def parse_faults(text):
+    """"read:2048+write:4096" -> (("read", 2048), ("write", 4096))"""
+    faults = []
+    for item in text.split("+"):
+        kind, sep, sector = item.partition(":")
+        if kind not in ("read", "write") or not sep:
+            raise ValueError(f"{item!r} is not read:SECTOR or write:SECTOR")
+        faults.append((kind, int(sector)))
+    return tuple(faults)
+
+
+def parse_bool(text):
+    if text.lower() not in BOOLEANS:
+        raise ValueError("not on or off")
+    return BOOLEANS[text.lower()]
+
+
+PARSERS = {bool: parse_bool, int: parse_size, str: str, tuple: parse_faults}
+
+
+def disk_options():
+    """The Disk fields that --disk takes: {name: (type, help)}."""
+    return {f.name: (f.type, f.metadata["help"]) for f in dataclasses.fields(Disk)
+            if "help" in f.metadata}
+
+
+def parse_disk(spec, index):
+    """A Disk from "key=value,key=value"; ValueError says what is wrong."""
+    disk = Disk(id=f"d{index}")
+    options = disk_options()
+    for item in filter(None, spec.split(",")):
+        name, sep, value = item.partition("=")
+        if name not in options:
+            raise ValueError(f"unknown disk option {name!r} (known: {', '.join(options)})")
+        kind = options[name][0]
+        try:
+            setattr(disk, name, PARSERS[kind](value if sep else "on"))
+        except ValueError as e:
+            raise ValueError(f"disk option {name}={value!r}: {e}") from None
+    return disk
+
+
+def disk_help():
+    lines = [f"  {name:15s} {text}" for name, (kind, text) in disk_options().items()]
+    return ("--disk takes comma-separated options (booleans: on/off, and a bare name "
+            "is on):\n" + "\n".join(lines))
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--disk", action="append", default=[], help="a virtio-blk disk (repeatable)")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], epilog=disk_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--disk", action="append", default=[], metavar="OPTIONS",
+                        help="a virtio-blk disk, e.g. size=1G,num_queues=4 (repeatable)")
     parser.add_argument("--load-vblk", metavar="PARAMS", help="load virtio_blk with these parameters")
-    parser.add_argument("--cpus", type=int, default=2)
+    parser.add_argument("--cpus", type=int, default=2, help="vCPUs [2]")
+    parser.add_argument("--memory", default="512M", help="guest memory [512M]")
     parser.add_argument("--machine", choices=("pc", "q35"), default="pc",
                         help="q35: each disk behind a PCIe root port of its own (FLR)")
-    parser.add_argument("--name", default="cli")
-    parser.add_argument("--timeout", type=int, default=600)
-    parser.add_argument("command", nargs=argparse.REMAINDER)
+    parser.add_argument("--append", default="", metavar="ARGS",
+                        help="more kernel command line")
+    parser.add_argument("--debug", action="store_true",
+                        help="the debug kernel (make guest DEBUG=1); time limits stretch")
+    parser.add_argument("--kernel", help=f"a kernel image [{os.path.relpath(KERNEL)}]")
+    parser.add_argument("--initrd", help=f"an initramfs [{os.path.relpath(INITRD)}]")
+    parser.add_argument("--qemu", action="append", default=[], metavar="ARGS",
+                        help="more QEMU options, split as a shell would (repeatable)")
+    parser.add_argument("--show-command", action="store_true",
+                        help="print the QEMU command line (console on the terminal) and exit")
+    parser.add_argument("-v", "--verbose", action="store_true", help="the console on stderr")
+    parser.add_argument("--name", default="cli", help="the directory under build/guests/")
+    parser.add_argument("--timeout", type=int, default=600, help="the command's time limit, s")
+    parser.add_argument("command", nargs=argparse.REMAINDER,
+                        help="run in the guest's shell; none: an interactive shell")
     args = parser.parse_args()
-    disks = [parse_disk(spec, i) for i, spec in enumerate(args.disk)]
+    if args.debug and VARIANT != "debug":
+        # every setting that depends on the variant follows from VARIANT
+        os.execve(sys.executable, [sys.executable] + sys.argv,
+                  dict(os.environ, VARIANT="debug"))
+    try:
+        disks = [parse_disk(spec, i) for i, spec in enumerate(args.disk)]
+    except ValueError as e:
+        parser.error(str(e))
     command = " ".join(args.command[1:] if args.command[:1] == ["--"] else args.command)
-    with Guest(args.name, disks, cpus=args.cpus, machine=args.machine) as guest:
+    console = "stdio" if args.show_command or not command else \
+        "follow" if args.verbose else "file"
+    guest = Guest(args.name, disks, cpus=args.cpus, memory=args.memory, append=args.append,
+                  machine=args.machine, kernel=args.kernel or KERNEL,
+                  initrd=args.initrd or INITRD, console=console,
+                  qemu_args=[a for text in args.qemu for a in shlex.split(text)])
+    if args.show_command:
+        print(shlex.join(guest.prepare(sockdir=guest.dir, agent_waits=False)))
+        return
+    with guest:
         print(f"# booted in {guest.boot_seconds:.1f}s under {guest.accel}", file=sys.stderr)
         if args.load_vblk is not None:
             guest.load_vblk(args.load_vblk)
-        status, _ = guest.run(command or "true", timeout=args.timeout, check=False,
+        if not command:
+            sys.exit(guest.shell())
+        status, _ = guest.run(command, timeout=args.timeout, check=False,
                               stream=lambda b: (sys.stdout.buffer.write(b), sys.stdout.flush()))
     sys.exit(status)
 
