@@ -6,6 +6,8 @@
 #   make test     build what is needed, run the whole suite (tests/run.py);
 #                 DEBUG=1 on the sanitizer kernel (any target that boots)
 #                 MODE=direct: the node on virtqueues of its own, not blk-mq
+#                 QUICK=1: the cases marked QUICK; TESTS="a b": the cases whose
+#                 name contains a or b; EXCLUDE="c": leave those with c out
 #   make check    checkpatch --strict, sparse and W=1, and a build of every patch
 #   make src      unpack the 7.3 base into build/linux and apply patches/
 #   make export   write build/linux's commits back to patches/
@@ -122,7 +124,7 @@ check: kernel
 	@scripts/check.sh
 
 test: guest
-	@python3 tests/run.py $(TESTS)
+	@python3 tests/run.py $(if $(QUICK),--quick) $(addprefix -x ,$(EXCLUDE)) $(TESTS)
 
 # The main job: passthrough vs block device, side by side (QUICK=1: < 10 min),
 # then where the instructions go (make profile)

@@ -1,18 +1,29 @@
 #!/usr/bin/env python3
-"""Run the test suite: one line per test, then "N passed, N failed, N skipped".
+"""Run the test suite: one line per test and condition, then
+"N passed, N failed, N skipped".
 
-Each test is a small module in tests/cases/ (in the spirit of blktests):
-its docstring says what it shows, an optional requires() returns a reason
-to skip (or None), an optional NODE_MODES lists the modes of the node it holds
-in (vm.MODES: all), and test(t) is the body, which fails by raising
-(t.expect, assert, or any exception from the guest runner) and skips with
-t.skip().  The runner owns the guests' set-up and tear-down, the logs and
-the summary.
+Each test is a small module in tests/cases/ (in the spirit of blktests;
+tests/new NAME writes one from a commented template).  What it declares:
+  - its docstring: what it shows; DESCRIPTION, the one line printed on its
+    result lines (default: the docstring's first sentence, cut short);
+  - QUICK = True: part of the quick run (make test QUICK=1);
+  - TIMEOUT: its time limit in seconds, for each condition (default 900;
+    the debug kernel's guests stretch their own limits, not this one);
+  - CONDITIONS = {"name": (value, ...)}: the runner runs test(t, cond) once
+    for each combination, cond being a dict, with a result line each;
+  - NODE_MODES: the modes of the node it holds in (vm.MODES: all);
+  - requires(): a reason to skip, or None;
+  - test(t) (or test(t, cond)): the body, which fails by raising (t.expect,
+    assert, or any exception from the guest runner) and skips with t.skip().
+The runner owns the guests' set-up and tear-down, the logs and the summary.
 
-usage: tests/run.py [NAME-SUBSTRING...]
+usage: tests/run.py [--quick] [-x NAME]... [NAME...]
+A NAME matches the cases whose name contains it; -x leaves such cases out.
 """
 
+import argparse
 import importlib.util
+import itertools
 import os
 import signal
 import subprocess
@@ -28,7 +39,7 @@ import vm  # noqa: E402
 
 CASES = os.path.join(TESTS, "cases")
 LOGS = os.path.join(vm.BUILD, "logs", "tests")
-TEST_TIMEOUT = 900  # seconds; guests time out their commands well before
+TEST_TIMEOUT = 900  # seconds, unless a case says otherwise
 
 
 class Skip(Exception):
@@ -107,20 +118,40 @@ def load(path):
 
 
 def on_alarm(signum, frame):
-    raise TestTimeout(f"test did not finish within {TEST_TIMEOUT}s")
+    raise TestTimeout("the time limit ran out")
 
 
-def run_one(name, module):
-    """Run one case; return ("PASS"|"FAIL"|"SKIP", detail)."""
+def description(module):
+    """The one line that a case's result lines carry."""
+    text = getattr(module, "DESCRIPTION", None)
+    if text is None:
+        words = " ".join((module.__doc__ or "").split())
+        text = words.split(". ")[0].split("; ")[0].split(": ")[0]
+    return text if len(text) <= 72 else text[:69].rsplit(" ", 1)[0] + "..."
+
+
+def conditions(module):
+    """Each combination of a case's CONDITIONS, as (label, dict); one
+    unlabelled run for a case without any."""
+    declared = getattr(module, "CONDITIONS", {})
+    if not declared:
+        return [("", None)]
+    names = list(declared)
+    return [(",".join(f"{n}={v}" for n, v in zip(names, values)), dict(zip(names, values)))
+            for values in itertools.product(*(declared[n] for n in names))]
+
+
+def run_one(name, module, cond):
+    """Run one case under one condition; return ("PASS"|"FAIL"|"SKIP", detail)."""
     reason = module.requires() if hasattr(module, "requires") else None
     if vm.MODE not in getattr(module, "NODE_MODES", vm.MODES):
         reason = f"not a test of the {vm.MODE} mode"
     if reason:
         return "SKIP", reason
     t = Context(name)
-    signal.alarm(TEST_TIMEOUT)
+    signal.alarm(getattr(module, "TIMEOUT", TEST_TIMEOUT))
     try:
-        module.test(t)
+        module.test(t) if cond is None else module.test(t, cond)
         complaints = t.complaints()
         if complaints:
             raise TestFailure("the kernel complained:\n" + "\n".join(complaints[:30]))
@@ -138,28 +169,48 @@ def run_one(name, module):
         t.close()
 
 
+def selected(names, wanted, excluded, quick, modules):
+    for name in names:
+        if wanted and not any(w in name for w in wanted):
+            continue
+        if any(x in name for x in excluded):
+            continue
+        if quick and not getattr(modules[name], "QUICK", False):
+            continue
+        yield name
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="only the cases marked QUICK")
+    parser.add_argument("-x", "--exclude", action="append", default=[], metavar="NAME",
+                        help="leave out the cases whose name contains NAME (repeatable)")
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help="run only the cases whose name contains a NAME")
+    args = parser.parse_args()
     os.makedirs(LOGS, exist_ok=True)
     signal.signal(signal.SIGALRM, on_alarm)
-    wanted = sys.argv[1:]
-    paths = sorted(p for p in os.listdir(CASES) if p.endswith(".py"))
+    modules = dict(load(os.path.join(CASES, p))
+                   for p in sorted(os.listdir(CASES)) if p.endswith(".py"))
     counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
     print(f"# guests run under {vm.detect_accel()}; {vm.qemu_version()}; "
           f"{vm.VARIANT or 'default'} kernel; the node in {vm.MODE} mode", flush=True)
-    for path in paths:
-        name, module = load(os.path.join(CASES, path))
-        if wanted and not any(w in name for w in wanted):
-            continue
-        started = time.monotonic()
-        verdict, detail = run_one(name, module)
-        counts[verdict] += 1
-        line = f"{verdict} {name} ({time.monotonic() - started:.1f}s)"
-        if verdict == "SKIP":
-            line += f": {detail}"
-        print(line, flush=True)
-        if verdict == "FAIL":
-            print("    " + detail.rstrip().replace("\n", "\n    "), flush=True)
-            print(f"    (log: {os.path.relpath(os.path.join(LOGS, name + '.log'))})", flush=True)
+    for name in selected(modules, args.names, args.exclude, args.quick, modules):
+        module = modules[name]
+        for label, cond in conditions(module):
+            logname = f"{name}.{label.replace(',', '.')}" if label else name
+            started = time.monotonic()
+            verdict, detail = run_one(logname, module, cond)
+            counts[verdict] += 1
+            shown = f"{name}[{label}]" if label else name
+            line = f"{verdict} {shown}: {description(module)} ({time.monotonic() - started:.1f}s)"
+            if verdict == "SKIP":
+                line += f": {detail}"
+            print(line, flush=True)
+            if verdict == "FAIL":
+                print("    " + detail.rstrip().replace("\n", "\n    "), flush=True)
+                print(f"    (log: {os.path.relpath(os.path.join(LOGS, logname + '.log'))})",
+                      flush=True)
     print(f"{counts['PASS']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped")
     return 1 if counts["FAIL"] or not sum(counts.values()) else 0
 

@@ -2,6 +2,9 @@
 that git am applies to the unpacked base, giving exactly the tree the
 tests run on."""
 
+DESCRIPTION = "make patches writes a mail-ready series"
+QUICK = True
+
 
 def test(t):
     t.host("scripts/check.sh", "mail")

@@ -5,11 +5,15 @@ the guest reads back; and a wrong pattern is reported as a mismatch."""
 from pattern import image_matches, write_image
 from vm import Disk
 
+DESCRIPTION = "/dev/vda's data is the host image's, at the right offsets"
+QUICK = True
+CONDITIONS = {"block_size": (512, 4096)}
+
 MiB = 1 << 20
 
 
-def test(t):
-    disk = Disk(size=64 * MiB)
+def test(t, cond):
+    disk = Disk(size=64 * MiB, block_size=cond["block_size"])
     g = t.guest([disk])
 
     g.output(f"vblk-io write /dev/vda {MiB} {64 * 1024} 11")

@@ -9,6 +9,8 @@ enter the kernel exactly once each there."""
 from insns import IO_URING_ENTER as ENTER, Symbols, by_symbol, read_windows
 from vm import SYSTEM_MAP, Disk
 
+QUICK = True
+
 LOOPS = (100000, 300000)
 NOPS = 500
 

@@ -3,6 +3,9 @@ issued (queue depth 1, so nothing is merged or split on the way)."""
 
 from vm import Disk
 
+DESCRIPTION = "QMP block counters move by exactly the I/O done"
+QUICK = True
+
 COUNTERS = ("rd_operations", "wr_operations", "rd_bytes", "wr_bytes")
 
 

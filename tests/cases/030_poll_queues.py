@@ -4,6 +4,9 @@ unloads and reloads cleanly."""
 
 from vm import Disk
 
+DESCRIPTION = "poll_queues=N gives the disk N poll queues"
+QUICK = True
+
 # It sets the queue parameters itself, whatever the mode
 NODE_MODES = ("blkmq",)
 QUEUES = 4   # the device's num-queues; virtio_blk uses at most one per CPU

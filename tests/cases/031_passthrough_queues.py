@@ -7,6 +7,8 @@ for blk-mq and says why.  The node still does I/O in every split."""
 from helpers import NODE_CLASS
 from vm import Disk
 
+QUICK = True
+
 # It sets the queue parameters itself, whatever the mode
 NODE_MODES = ("blkmq",)
 QUEUES = 4   # the device's num-queues

@@ -8,6 +8,8 @@ the guest and in the host's image file."""
 from helpers import check_writes_in_image
 from vm import Disk
 
+DESCRIPTION = "node reads and writes over the whole matrix, checked in the image"
+
 GiB = 1 << 30
 
 

@@ -8,6 +8,9 @@ from helpers import OK, disk_limits, vblk_cmd
 from pattern import image_matches, write_image
 from vm import Disk
 
+DESCRIPTION = "every invalid command gets its documented errno"
+QUICK = True
+
 MiB = 1 << 20
 PLANTED = 99          # seed of the data the host plants at TARGET
 TARGET = 2048         # sector of the planted data; every bad write aims there

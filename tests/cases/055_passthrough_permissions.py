@@ -8,6 +8,8 @@ from helpers import OK, vblk_cmd
 from pattern import image_matches, write_image
 from vm import Disk
 
+QUICK = True
+
 MiB = 1 << 20
 USER = 1000
 RT_PRIO = 1 << 13      # IOPRIO_PRIO_VALUE(IOPRIO_CLASS_RT, 0)

@@ -7,6 +7,8 @@ unloaded while a node is open, and a re-plugged disk gets its node back."""
 from helpers import NODE_CLASS, OK, vblk_cmd
 from vm import Disk
 
+QUICK = True
+
 MiB = 1 << 20
 
 

@@ -9,6 +9,8 @@ request's queue reference for as long as the fault was held."""
 
 from vm import Disk
 
+QUICK = True
+
 UNPLUG_S = 30
 
 

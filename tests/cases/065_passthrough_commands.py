@@ -13,6 +13,9 @@ from helpers import (OK, T_DISCARD, T_FLUSH, T_GET_ID, T_SECURE_ERASE, T_WRITE_Z
 from pattern import image_matches, write_image
 from vm import Disk
 
+DESCRIPTION = "FLUSH, GET_ID, WRITE_ZEROES, DISCARD, SECURE_ERASE"
+QUICK = True
+
 MiB, KiB = 1 << 20, 1 << 10
 UNMAP = 1
 SERIAL = "vblk-serial-0"

@@ -12,6 +12,9 @@ from helpers import OK, T_DISCARD, T_WRITE_ZEROES, vblk_cmd, vblk_output
 from pattern import image_matches, pattern
 from vm import Disk
 
+DESCRIPTION = "node and /dev/vda share one page cache view"
+QUICK = True
+
 MiB = 1 << 20
 BS = 4096
 AT = MiB                  # the block every step works on

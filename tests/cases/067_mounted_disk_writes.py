@@ -9,6 +9,9 @@ from helpers import OK, vblk_cmd
 from pattern import image_matches
 from vm import Disk
 
+DESCRIPTION = "no writes through the node to a mounted disk"
+QUICK = True
+
 MiB = 1 << 20
 AT = 12 * MiB             # a block in the file system's data area
 WRITE = f"-w -k 7 -s {AT // 512} -l 4096"

@@ -12,6 +12,8 @@ from helpers import NODE_CLASS, OK, vblk_cmd
 from pattern import image_matches
 from vm import Disk
 
+QUICK = True
+
 MiB = 1 << 20
 LOADS = ("-p0 -B0", "-p1 -B0", "-p0 -B1", "-p1 -B1")
 RESETS = 3              # per load

@@ -23,6 +23,8 @@ import re
 from helpers import image_has_data
 from vm import BUILD, Disk
 
+DESCRIPTION = "fio's io_uring_cmd engine with cmd_type=vblk"
+
 MiB = 1 << 20
 HOST_FIO = os.path.join(BUILD, "fio", "fio")
 NODE = "/dev/vdac0"

@@ -8,6 +8,9 @@ import json
 
 from vm import Disk
 
+DESCRIPTION = "t/io_uring-vblk completes exactly the I/Os asked"
+QUICK = True
+
 IOS = 400
 
 

@@ -8,6 +8,8 @@ from helpers import OK, vblk_cmd
 from pattern import write_image
 from vm import Disk
 
+QUICK = True
+
 BAD_READ, BAD_WRITE = 4096, 8192        # sectors
 IOERR = "VIRTIO_BLK_S_IOERR"
 

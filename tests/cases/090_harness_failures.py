@@ -6,6 +6,9 @@ import time
 
 import vm
 
+DESCRIPTION = "the runner reports hung and panicking guests"
+QUICK = True
+
 
 def test(t):
     g = t.guest(vblk=None)

@@ -12,6 +12,8 @@ import time
 import vm
 from qmp import QMP, QMPError
 
+QUICK = True
+
 VM = [sys.executable, os.path.join(vm.TOP, "tools", "vm.py")]
 
 
