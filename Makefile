@@ -11,7 +11,8 @@
 #   make check    checkpatch --strict, sparse and W=1, and a build of every patch
 #   make src      unpack the 7.3 base into build/linux and apply patches/
 #   make export   write build/linux's commits back to patches/
-#   make patches  the mail-ready series in build/patches/ (cover letter, v2)
+#   make mail     the mail-ready series in build/patches/ (cover letter, v2);
+#                 make patches is the same
 #   make kernel   build the guest kernel (build/bzImage) and its modules
 #   make guest    the guest's programs and initramfs
 #   make liburing liburing 2.15 for the guest programs (build/liburing/prefix)
@@ -19,7 +20,8 @@
 #   make fio-export   write build/fio's commits back to fio-engine/3.41/
 #   make fio-master   fio-engine/ on fio master (FIO_MASTER=<fio git repository>)
 #   make fio-master-export  write build/fio-master's commits back to fio-engine/
-#   make fio-patches  the fio series for fio master, mail-ready, in build/fio-patches/
+#   make fio-mail the fio series for fio master, mail-ready, in build/fio-patches/
+#                 (make fio-patches is the same)
 #   make deps     install the Debian packages everything needs
 #   make insn-plugin  the TCG plugin that counts guest instructions (build/insn-plugin.so)
 
@@ -47,7 +49,7 @@ GUEST_PROGS := $(patsubst tests/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard tests/p
 	       $(BUILD)/guest-bin/io_uring-vblk
 
 .PHONY: all deps src export kernel insn-plugin liburing fio fio-export fio-master fio-master-export guest check \
-	test bench profile patches fio-patches clean
+	test bench profile mail patches fio-mail fio-patches clean
 
 all: test
 
@@ -140,9 +142,11 @@ clean:
 	rm -rf $(BUILD)
 
 # The series as it is mailed: build/patches/ (v2, cover letter, Cc list)
-patches: src
+mail: src
 	@scripts/patches.sh kernel
+patches: mail
 
 # The fio series as it is mailed: build/fio-patches/
-fio-patches: fio-master
+fio-mail: fio-master
 	@scripts/patches.sh fio
+fio-patches: fio-mail

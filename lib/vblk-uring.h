@@ -14,6 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * The guest programs' exit codes, as liburing's tests have them: the
+ * runner (tests/run.py) reports a case whose program exits with
+ * VBLK_EXIT_SKIP as skipped, with the program's last line as the reason.
+ */
+enum vblk_exit {
+	VBLK_EXIT_PASS = 0,
+	VBLK_EXIT_FAIL = 1,		/* a check failed */
+	VBLK_EXIT_USAGE = 2,		/* bad arguments, or the set-up failed */
+	VBLK_EXIT_SKIP = 77,		/* the guest cannot run this */
+};
+
 /* A whole number as strtoull() reads it (0x for hex); else usage(), which exits. */
 static inline uint64_t vblk_number(const char *s, void (*usage)(void))
 {

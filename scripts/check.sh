@@ -5,7 +5,7 @@
 #   check.sh bisect       every patch in turn: the touched objects build with
 #                         W=1 and sparse, the UAPI header compiles alone as
 #                         C and C++
-#   check.sh mail         make patches' mail-ready series, applied with git am
+#   check.sh mail         make mail's mail-ready series, applied with git am
 #                         to the base, gives exactly the tree that was tested
 #   check.sh              all four
 . "$(dirname "$0")/common.sh"
@@ -97,7 +97,7 @@ bisect() {
 
 mail() {
 	local log=$LOGS/check-mail.log
-	"$TOP/scripts/patches.sh" kernel >"$log" 2>&1 || { cat "$log"; die "make patches failed"; }
+	"$TOP/scripts/patches.sh" kernel >"$log" 2>&1 || { cat "$log"; die "make mail failed"; }
 	local mails
 	mapfile -t mails < <(ls "$BUILD"/patches/*.patch | grep -v -- '-0000-cover-letter\.patch$')
 	worktree

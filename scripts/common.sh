@@ -19,7 +19,7 @@ BASE_TARBALL=${BASE_TARBALL:-$BUILD/dl/linux-source-7.3.tar.xz}   # make deps fe
 BASE_TAG=vblk-base              # the commit holding the unpacked base
 PATCHES=$TOP/patches           # the kernel series
 # fio: the cmd_type=vblk series is written for fio's master branch (make
-# fio-master, make fio-patches); the guest runs fio FIO_VERSION (sid's
+# fio-master, make fio-mail); the guest runs fio FIO_VERSION (sid's
 # upstream tarball, make deps) with the series' port to that version.
 FIO_VERSION=3.41
 FIO_PATCHES=$TOP/fio-engine     # the fio series, for fio master

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make patches / make fio-patches: the mail-ready form of a patch series,
+# make mail / make fio-mail: the mail-ready form of a patch series,
 # with its cover letter filled in from the series' cover-letter.txt (first
 # line the subject; @BENCH@ and @PROFILE@ become README.md's make bench
 # table and make profile summary, @BASE@ the base's description) and its

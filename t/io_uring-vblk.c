@@ -107,11 +107,11 @@ static void usage(void)
 		"  -c N     complete batch [min(depth, 32)]\n"
 		"  -b N     block size in bytes [4096]\n"
 		"  -w PCT   percentage of writes: 0 reads, 100 writes [0]\n"
-		"  -x 0|1   random (1) or sequential (0) offsets [1]\n"
+		"  -R 0|1   random (1) or sequential (0) offsets [1]\n"
 		"  -p 0|1   polled completions (IORING_SETUP_IOPOLL) [0]\n"
 		"  -B 0|1   registered (fixed) buffers [0]\n"
 		"  -F 0|1   registered files [0]\n"
-		"  -S 0|1   SQPOLL [0]\n"
+		"  -k 0|1   SQPOLL, a kernel thread submits and polls [0]\n"
 		"  -V 0|1   vectored commands (readv/writev, IO_VEC) [0]\n"
 		"  -f N     a flush after every N writes (FLUSH / fsync) [0: none]\n"
 		"  -O 0|1   O_DIRECT on the block device [1]\n"
@@ -131,7 +131,7 @@ static void parse_args(int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "u:N:d:s:c:b:w:x:p:B:F:S:V:f:O:n:C:r:I:z:t:W:jqh")) != -1) {
+	while ((opt = getopt(argc, argv, "u:N:d:s:c:b:w:R:p:B:F:k:V:f:O:n:C:r:I:z:t:W:jqh")) != -1) {
 		switch (opt) {
 		case 'u': o.passthrough = vblk_number(optarg, usage); break;
 		case 'N': o.nop = vblk_number(optarg, usage); break;
@@ -140,11 +140,11 @@ static void parse_args(int argc, char **argv)
 		case 'c': o.complete_batch = vblk_number(optarg, usage); break;
 		case 'b': o.bs = vblk_number(optarg, usage); break;
 		case 'w': o.write_pct = vblk_number(optarg, usage); break;
-		case 'x': o.random = vblk_number(optarg, usage); break;
+		case 'R': o.random = vblk_number(optarg, usage); break;
 		case 'p': o.polled = vblk_number(optarg, usage); break;
 		case 'B': o.fixed = vblk_number(optarg, usage); break;
 		case 'F': o.regfiles = vblk_number(optarg, usage); break;
-		case 'S': o.sqpoll = vblk_number(optarg, usage); break;
+		case 'k': o.sqpoll = vblk_number(optarg, usage); break;
 		case 'V': o.vectored = vblk_number(optarg, usage); break;
 		case 'f': o.flush_every = vblk_number(optarg, usage); break;
 		case 'O': o.direct = vblk_number(optarg, usage); break;

@@ -14,7 +14,8 @@ tests/new NAME writes one from a commented template).  What it declares:
   - NODE_MODES: the modes of the node it holds in (vm.MODES: all);
   - requires(): a reason to skip, or None;
   - test(t) (or test(t, cond)): the body, which fails by raising (t.expect,
-    assert, or any exception from the guest runner) and skips with t.skip().
+    assert, or any exception from the guest runner) and skips with t.skip()
+    or when a guest program it runs with check exits 77.
 The runner owns the guests' set-up and tear-down, the logs and the summary.
 
 usage: tests/run.py [--quick] [-x NAME]... [NAME...]
@@ -40,6 +41,7 @@ import vm  # noqa: E402
 CASES = os.path.join(TESTS, "cases")
 LOGS = os.path.join(vm.BUILD, "logs", "tests")
 TEST_TIMEOUT = 900  # seconds, unless a case says otherwise
+SKIP_STATUS = 77    # a guest program's "cannot run here" (lib/vblk-uring.h)
 
 
 class Skip(Exception):
@@ -158,6 +160,12 @@ def run_one(name, module, cond):
         return "PASS", ""
     except Skip as e:
         return "SKIP", str(e)
+    except vm.CommandFailed as e:
+        t.log(traceback.format_exc())
+        if e.status == SKIP_STATUS:
+            lines = e.output.strip().splitlines()
+            return "SKIP", lines[-1] if lines else "a guest program skipped"
+        return "FAIL", str(e)
     except (TestFailure, vm.GuestError, TestTimeout) as e:
         t.log(traceback.format_exc())
         return "FAIL", str(e)

@@ -205,8 +205,8 @@ def plot(summary, tools, out):
                         f.write("\n\n")
     script = ["set terminal pngcairo size 1400,1000 font ',10' noenhanced",
               f"set output '{os.path.join(out, 'bench.png')}'",
-              "set multiplot layout 2,2 title 'virtio-blk: passthrough (/dev/vdac0), direct mode (/dev/vdbc0) "
-              "and block device (/dev/vda), 4 KiB'",
+              f"set multiplot layout {len(OPS)},{len(MODES)} title 'virtio-blk: passthrough "
+              "(/dev/vdac0), direct mode (/dev/vdbc0) and block device (/dev/vda), 4 KiB'",
               "set logscale x 2", "set xlabel 'queue depth'", "set ylabel 'IOPS'",
               "set key below", "set grid",
               "set xtics (" + ", ".join(str(d) for d in DEPTHS) + ")"]

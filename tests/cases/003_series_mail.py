@@ -1,8 +1,8 @@
-"""make patches writes a mail-ready series (v2, cover letter, Cc list)
+"""make mail writes a mail-ready series (v2, cover letter, Cc list)
 that git am applies to the unpacked base, giving exactly the tree the
 tests run on."""
 
-DESCRIPTION = "make patches writes a mail-ready series"
+DESCRIPTION = "make mail writes a mail-ready series"
 QUICK = True
 
 

@@ -82,8 +82,8 @@ def test(t):
     for name, out in wait_loads(g, t, "scheduler switches").items():
         t.expect("exit=0" in out, f"scheduler switches: load {name} failed:\n{out}")
 
-    for path, cmd in (("node", "io_uring-vblk -u1 -S1 -p1 -d 32 -w 50 -r 60 -q /dev/vdbc0"),
-                      ("block device", "io_uring-vblk -u0 -S1 -p1 -d 32 -w 50 -r 60 -q /dev/vdb")):
+    for path, cmd in (("node", "io_uring-vblk -u1 -k1 -p1 -d 32 -w 50 -r 60 -q /dev/vdbc0"),
+                      ("block device", "io_uring-vblk -u0 -k1 -p1 -d 32 -w 50 -r 60 -q /dev/vdb")):
         killed(t, g, path, cmd)
 
     start_loads(g, 600)

@@ -1,12 +1,16 @@
 """The guest runner reports a hung guest (killed within the command's time
-limit) and a panicking guest as failures, with the console log kept."""
+limit) and a panicking guest as failures, with the console log kept; a
+guest program's exit status 77 makes its case a SKIP, with the program's
+last line as the reason."""
 
 import os
 import time
+import types
 
+import run
 import vm
 
-DESCRIPTION = "the runner reports hung and panicking guests"
+DESCRIPTION = "the runner reports hung and panicking guests, and skips on 77"
 QUICK = True
 
 
@@ -27,3 +31,8 @@ def test(t):
         t.expect(False, "a guest panic was not reported")
     except vm.GuestDied as e:
         t.expect("Kernel panic" in str(e), f"the report lacks the panic: {e}")
+
+    skipping = types.ModuleType("skipping")
+    skipping.test = lambda t: t.guest(vblk=None).output("echo one; echo 'no such thing'; exit 77")
+    t.expect_equal(run.run_one("090_harness_failures.skip", skipping, None),
+                   ("SKIP", "no such thing"), "a case whose guest program exits 77")

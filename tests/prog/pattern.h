@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The test data pattern (see tools/pattern.py for the host's side): the
+ * The test data pattern (see tests/pattern.py for the host's side): the
  * 8-byte little-endian word at absolute disk byte offset o holds
  * splitmix64(seed + o).
  */

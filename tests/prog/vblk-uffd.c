@@ -10,6 +10,7 @@
  * Prints "submitting" before the submission that blocks; if the fault is
  * ever resolved (it is not: the program is killed) prints the result.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
@@ -37,6 +38,10 @@ int main(int argc, char **argv)
 	}
 	fd = open(argv[1], O_RDWR);
 	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (uffd < 0 && errno == ENOSYS) {
+		printf("vblk-uffd: the kernel has no userfaultfd\n");
+		return VBLK_EXIT_SKIP;
+	}
 	area = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (fd < 0 || uffd < 0 || area == MAP_FAILED) {
 		perror("vblk-uffd: set-up");
