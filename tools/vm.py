@@ -81,6 +81,12 @@ KERNEL_COMPLAINTS = re.compile(
     r"possible circular locking|possible recursive locking|inconsistent lock state|"
     r"INFO: task .* blocked|detected stalls? on CPU|self-detected stall|unreferenced object|ODEBUG:|"
     r"refcount_t:|list_(add|del) corruption|kernel BUG")
+# One report is not ours and is left out: the debug kernel under TCG now and
+# then takes an interrupt while start_kernel() identifies the boot CPU, and
+# KASAN flags the irq descriptor's lock as a wild access (handle_edge_irq,
+# identify_cpu, at 0.00x s).  It comes before any module or user space; it
+# stays in the console log and is not counted.
+KNOWN_BOOT_REPORT = ("BUG: KASAN", "handle_edge_irq", "identify_cpu", "start_kernel")
 GUESTS = os.path.join(BUILD, "guests")
 READY = b"@@VBLK-READY@@\n"
 RC_PREFIX = b"\n@@VBLK-RC="
@@ -347,7 +353,8 @@ class Guest:
             found += [f"kmemleak: {line}" for line in leaks.splitlines() if line.strip()][:20]
         if os.path.exists(self.console):    # not with console="stdio"
             with open(self.console, errors="replace") as f:
-                found += [line.rstrip() for line in f if KERNEL_COMPLAINTS.search(line)]
+                found += [line.rstrip() for line in known_reports_left_out(f.read())
+                          if KERNEL_COMPLAINTS.search(line)]
         return found
 
     def stop(self):
@@ -483,6 +490,23 @@ class Guest:
 
 
 _accel = None
+
+
+def known_reports_left_out(console):
+    """The console's lines without KASAN's reports of KNOWN_BOOT_REPORT."""
+    kept, block = [], []
+    for line in console.splitlines():
+        if "=" * 40 in line:
+            if block and all(any(w in b for b in block) for w in KNOWN_BOOT_REPORT):
+                block = []                  # the known report ends here
+                continue
+            kept += block
+            block = [line]
+        elif block:
+            block.append(line)
+        else:
+            kept.append(line)
+    return kept + block
 
 
 def detect_accel():

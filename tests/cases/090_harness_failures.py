@@ -1,7 +1,8 @@
 """The guest runner reports a hung guest (killed within the command's time
 limit) and a panicking guest as failures, with the console log kept; a
 guest program's exit status 77 makes its case a SKIP, with the program's
-last line as the reason."""
+last line as the reason; of the kernel's reports, only the one known
+early-boot report that is not ours (vm.KNOWN_BOOT_REPORT) goes uncounted."""
 
 import os
 import time
@@ -36,3 +37,12 @@ def test(t):
     skipping.test = lambda t: t.guest(vblk=None).output("echo one; echo 'no such thing'; exit 77")
     t.expect_equal(run.run_one("090_harness_failures.skip", skipping, None),
                    ("SKIP", "no such thing"), "a case whose guest program exits 77")
+
+    rule = "=" * 66
+    known = [rule, "BUG: KASAN: wild-memory-access in do_raw_spin_lock+0x130/0x1de",
+             " handle_edge_irq+0x28/0x203", " identify_cpu+0x2f5/0xd1f", " start_kernel+0x2e2/0x337",
+             rule]
+    ours = [rule, "BUG: KASAN: use-after-free in virtblk_poll+0x4d/0x146", " io_do_iopoll", rule]
+    counted = [line for line in vm.known_reports_left_out("\n".join(known + ours + known))
+               if vm.KERNEL_COMPLAINTS.search(line)]
+    t.expect_equal(counted, [ours[1]], "the reports counted")
