@@ -177,13 +177,14 @@ def run_one(name, module, cond):
         t.close()
 
 
-def selected(names, wanted, excluded, quick, modules):
-    for name in names:
+def selected(modules, wanted, excluded, quick):
+    """The names of the cases to run, in order, of {name: module}."""
+    for name, module in modules.items():
         if wanted and not any(w in name for w in wanted):
             continue
         if any(x in name for x in excluded):
             continue
-        if quick and not getattr(modules[name], "QUICK", False):
+        if quick and not getattr(module, "QUICK", False):
             continue
         yield name
 
@@ -203,7 +204,7 @@ def main():
     counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
     print(f"# guests run under {vm.detect_accel()}; {vm.qemu_version()}; "
           f"{vm.VARIANT or 'default'} kernel; the node in {vm.MODE} mode", flush=True)
-    for name in selected(modules, args.names, args.exclude, args.quick, modules):
+    for name in selected(modules, args.names, args.exclude, args.quick):
         module = modules[name]
         for label, cond in conditions(module):
             logname = f"{name}.{label.replace(',', '.')}" if label else name
