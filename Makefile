@@ -30,15 +30,18 @@ BUILD := $(CURDIR)/build
 export BUILD
 # DEBUG=1: the debug guest kernel (KASAN, lockdep, kmemleak, ...; kernel/debug.config)
 VARIANT := $(if $(DEBUG),debug)
+export VARIANT
+# Its paths (KOBJ, KERNEL, MODROOT, INITRD, UAPI...) come from
+# tools/buildpaths.py, the one place that names them; the scripts and
+# tools/vm.py take them from there too.
+$(foreach v,$(shell python3 tools/buildpaths.py --build $(BUILD) --variant "$(VARIANT)" --make),$(eval $(v)))
+$(if $(KOBJ),,$(error tools/buildpaths.py gave no paths: python3 is needed (scripts/deps.sh installs it)))
 # MODE=direct: the passthrough node on virtqueues of its own (tools/vm.py)
 export VBLK_MODE := $(MODE)
-SUFFIX := $(if $(VARIANT),-$(VARIANT))
-export VARIANT
-KOBJ := $(BUILD)/kobj$(SUFFIX)
 FIO := $(BUILD)/fio/fio
 
 GUEST_CFLAGS := -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -static -Ilib \
-		-isystem $(KOBJ)/usr/include
+		-isystem $(UAPI)
 # The guest programs link liburing 2.15, built static by make liburing, not
 # the machine's (bookworm has 2.3).
 LIBURING := $(BUILD)/liburing/prefix
@@ -71,7 +74,7 @@ fio-master-export:
 kernel: src
 	@scripts/kernel.sh
 
-UAPI_HEADERS := $(KOBJ)/usr/include/linux/virtio_blk.h
+UAPI_HEADERS := $(UAPI)/linux/virtio_blk.h
 $(UAPI_HEADERS): | kernel ;
 
 liburing: $(LIBURING_A)
@@ -119,7 +122,7 @@ $(INSN_PLUGIN): tools/insn-plugin.c lib/insn-window.h $(QEMU_PLUGIN_H)
 		-o $@ $< -lpthread
 
 guest: kernel fio $(GUEST_PROGS) $(INSN_PLUGIN)
-	@guest/mkinitramfs.sh $(BUILD)/initramfs$(SUFFIX).cpio.gz $(BUILD)/modroot$(SUFFIX) \
+	@guest/mkinitramfs.sh $(INITRD) $(MODROOT) \
 		$(GUEST_PROGS) $(FIO)
 
 check: kernel

@@ -14,17 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * The guest programs' exit codes, as liburing's tests have them: the
- * runner (tests/run.py) reports a case whose program exits with
- * VBLK_EXIT_SKIP as skipped, with the program's last line as the reason.
- */
-enum vblk_exit {
-	VBLK_EXIT_PASS = 0,
-	VBLK_EXIT_FAIL = 1,		/* a check failed */
-	VBLK_EXIT_USAGE = 2,		/* bad arguments, or the set-up failed */
-	VBLK_EXIT_SKIP = 77,		/* the guest cannot run this */
-};
+#include "vblk-exit.h"
 
 /* A whole number as strtoull() reads it (0x for hex); else usage(), which exits. */
 static inline uint64_t vblk_number(const char *s, void (*usage)(void))
@@ -51,7 +41,7 @@ struct vblk_disk {
 	int node_polled;		/* the node's polled commands are polled */
 };
 
-/* A number from a sysfs file; exits if it has none. */
+/* A number from a sysfs file; exits with VBLK_EXIT_USAGE if it has none. */
 static inline uint64_t vblk_sysfs_file_u64(const char *path)
 {
 	unsigned long long v;
@@ -60,7 +50,7 @@ static inline uint64_t vblk_sysfs_file_u64(const char *path)
 	f = fopen(path, "r");
 	if (!f || fscanf(f, "%llu", &v) != 1) {
 		fprintf(stderr, "cannot read %s\n", path);
-		exit(2);
+		exit(VBLK_EXIT_USAGE);
 	}
 	fclose(f);
 	return v;

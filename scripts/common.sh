@@ -7,11 +7,10 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 KSRC=$BUILD/linux               # base + series, a git repository
-# The guest kernel's variant: "" or "debug" (sanitizers: make ... DEBUG=1).
-# Each has its own objects, image, modules and initramfs (name$SUFFIX).
-VARIANT=${VARIANT:-}
-SUFFIX=${VARIANT:+-$VARIANT}
-KOBJ=$BUILD/kobj$SUFFIX         # out-of-tree kernel objects
+# The guest kernel's variant, VARIANT "" or "debug" (sanitizers: make ...
+# DEBUG=1), and its paths: SUFFIX, KOBJ (out-of-tree objects), KERNEL,
+# MODROOT, INITRD, UAPI... from the one place that names them.
+eval "$(python3 "$TOP/tools/buildpaths.py" --build "$BUILD" --variant "${VARIANT:-}" --sh)"
 LOGS=$BUILD/logs
 # ccache hashes paths under build/ relative to it, so every clone shares hits.
 export CCACHE_BASEDIR=$BUILD

@@ -14,7 +14,6 @@
 . "$(dirname "$0")/common.sh"
 
 JOBS=${JOBS:-$(nproc)}
-UAPI=$KOBJ/usr/include
 # A fio for the guest: no -march=native (TCG's CPU is not the host's), no
 # System V shared memory (the guest kernel has none: jobs run as threads),
 # and none of the optional libraries, so the initramfs stays small.

@@ -41,9 +41,9 @@ if ! "${KMAKE[@]}" bzImage modules >"$log" 2>&1; then
 	grep -E 'error|Error' "$log" | head -40 >&2
 	die "kernel build failed: see ${log#"$TOP"/}"
 fi
-rm -rf "$BUILD/modroot$SUFFIX"
-"${KMAKE[@]}" -s INSTALL_MOD_PATH="$BUILD/modroot$SUFFIX" modules_install >>"$log" 2>&1 ||
+rm -rf "$MODROOT"
+"${KMAKE[@]}" -s INSTALL_MOD_PATH="$MODROOT" modules_install >>"$log" 2>&1 ||
 	die "modules_install failed: see ${log#"$TOP"/}"
 "${KMAKE[@]}" -s headers >>"$log" 2>&1 ||
 	die "make headers failed: see ${log#"$TOP"/}"
-cp "$KOBJ/arch/x86/boot/bzImage" "$BUILD/bzImage$SUFFIX"
+cp "$KOBJ/arch/x86/boot/bzImage" "$KERNEL"

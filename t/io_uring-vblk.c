@@ -93,7 +93,7 @@ static void die(const char *fmt, const char *arg)
 	fprintf(stderr, "io_uring-vblk: ");
 	fprintf(stderr, fmt, arg);
 	fputc('\n', stderr);
-	exit(1);
+	exit(VBLK_EXIT_FAIL);
 }
 
 static void usage(void)
@@ -124,7 +124,7 @@ static void usage(void)
 		"  -W 0|1   mark thread 0's I/O loop as a window of tools/insn-plugin.c [0]\n"
 		"  -j       print the summary as JSON\n"
 		"  -q       no per-second lines\n");
-	exit(2);
+	exit(VBLK_EXIT_USAGE);
 }
 
 static void parse_args(int argc, char **argv)
@@ -620,5 +620,5 @@ int main(int argc, char **argv)
 	}
 	summarize(&sum);
 	print_summary(&sum, errors);
-	return errors ? 1 : 0;
+	return errors ? VBLK_EXIT_FAIL : VBLK_EXIT_PASS;
 }

@@ -41,7 +41,7 @@ import vm  # noqa: E402
 CASES = os.path.join(TESTS, "cases")
 LOGS = os.path.join(vm.BUILD, "logs", "tests")
 TEST_TIMEOUT = 900  # seconds, unless a case says otherwise
-SKIP_STATUS = 77    # a guest program's "cannot run here" (lib/vblk-uring.h)
+SKIP_STATUS = 77    # a guest program's "cannot run here" (VBLK_EXIT_SKIP, lib/vblk-exit.h)
 
 
 class Skip(Exception):

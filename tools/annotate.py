@@ -24,7 +24,7 @@ import vm  # noqa: E402
 from insns import by_address  # noqa: E402
 from profile import CPU, boot_dir, read_boot, window_ios  # noqa: E402
 
-KOBJ = os.path.dirname(vm.SYSTEM_MAP)
+KOBJ = vm.PATHS["KOBJ"]
 
 
 def boots():

@@ -33,24 +33,16 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import buildpaths  # noqa: E402
 from qmp import QMP, QMPError  # noqa: E402
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
+TOP = buildpaths.TOP
+BUILD = buildpaths.default_build()
 # VARIANT=debug (make ... DEBUG=1): the sanitizer kernel, slower, so every
 # time limit stretches by SLOWDOWN, and a kmemleak scan ends each guest.
 VARIANT = os.environ.get("VARIANT", "")
-
-
-def build_paths(variant):
-    """The kernel image, initramfs and System.map of a variant ("" or "debug")."""
-    suffix = f"-{variant}" if variant else ""
-    return (os.path.join(BUILD, f"bzImage{suffix}"),
-            os.path.join(BUILD, f"initramfs{suffix}.cpio.gz"),
-            os.path.join(BUILD, f"kobj{suffix}", "System.map"))
-
-
-KERNEL, INITRD, SYSTEM_MAP = build_paths(VARIANT)   # SYSTEM_MAP: KERNEL's symbols
+PATHS = buildpaths.paths(VARIANT, BUILD)
+KERNEL, INITRD, SYSTEM_MAP = PATHS["KERNEL"], PATHS["INITRD"], PATHS["SYSTEM_MAP"]
 INSN_PLUGIN = os.path.join(BUILD, "insn-plugin.so")   # make insn-plugin
 SLOWDOWN = 4 if VARIANT == "debug" else 1
 # VBLK_MODE=direct (make ... MODE=direct): the passthrough node drives
@@ -112,9 +104,13 @@ class CommandFailed(GuestError):
         self.output = output
 
 
-def option(default, text=None):
-    """A Disk field; text: its help, for a field that --disk takes."""
-    return dataclasses.field(default=default, metadata={"help": text} if text else {})
+def option(default, text=None, prop=()):
+    """A Disk field; text: its help, for a field that --disk takes; prop: the
+    virtio-blk-pci properties (a name or a tuple of names) that take its
+    value when it is set (not None)."""
+    meta = {"help": text} if text else {}
+    meta["props"] = (prop,) if isinstance(prop, str) else prop
+    return dataclasses.field(default=default, metadata=meta)
 
 
 @dataclasses.dataclass
@@ -125,19 +121,21 @@ class Disk:
     id: str = option("d0", "QEMU's id of the device (d0, d1... by position)")
     backend: str = option("raw", '"raw": an image file on the host; "null": null-co')
     size: int = option(64 << 20, "bytes, with K, M or G")
-    serial: str = option(None, "the serial number (GET_ID)")
+    serial: str = option(None, "the serial number (GET_ID)", "serial")
     readonly: bool = option(False, "a read-only disk")
-    discard: bool = option(None, "offer discard (unset: QEMU's default)")
-    write_zeroes: bool = option(None, "offer write zeroes (unset: QEMU's default)")
+    discard: bool = option(None, "offer discard (unset: QEMU's default)", "discard")
+    write_zeroes: bool = option(None, "offer write zeroes (unset: QEMU's default)",
+                                "write-zeroes")
     volatile_cache: bool = option(None, "off: no write cache, so no VIRTIO_BLK_F_FLUSH")
-    num_queues: int = option(None, "virtqueues (unset: QEMU's default)")
-    queue_size: int = option(None, "entries per virtqueue")
+    num_queues: int = option(None, "virtqueues (unset: QEMU's default)", "num-queues")
+    queue_size: int = option(None, "entries per virtqueue", "queue-size")
     iothread: bool = option(False, "run the disk in an I/O thread")
-    block_size: int = option(None, "logical (and physical) block size")
+    block_size: int = option(None, "logical (and physical) block size",
+                             ("logical_block_size", "physical_block_size"))
     faults: tuple = option((), "KIND:SECTOR[+KIND:SECTOR...]: blkdebug fails reads or "
                                "writes touching SECTOR with EIO (KIND: read, write)")
     image: str = option(None)   # set by Guest: the raw image's path on the host
-    bus: str = option(None)     # set by Guest on q35: the disk's PCIe root port
+    bus: str = option(None, prop="bus")  # set by Guest on q35: the disk's PCIe root port
 
     def blockdev_args(self):
         ro = "on" if self.readonly else "off"
@@ -165,13 +163,10 @@ class Disk:
     def device_props(self):
         """The virtio-blk-pci properties, as QMP device_add takes them."""
         props = {"driver": "virtio-blk-pci", "id": self.id, "drive": self.id}
-        optional = {"bus": self.bus, "serial": self.serial, "num-queues": self.num_queues,
-                    "queue-size": self.queue_size, "logical_block_size": self.block_size,
-                    "physical_block_size": self.block_size}
-        props.update({k: v for k, v in optional.items() if v is not None})
-        for prop, value in (("discard", self.discard), ("write-zeroes", self.write_zeroes)):
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
             if value is not None:
-                props[prop] = value
+                props.update((prop, value) for prop in field.metadata["props"])
         if self.volatile_cache is not None:
             # QEMU offers VIRTIO_BLK_F_FLUSH unless both are off
             props["write-cache"] = "on" if self.volatile_cache else "off"

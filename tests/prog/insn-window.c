@@ -7,6 +7,8 @@
  *                                          instructions (mov, then N times
  *                                          dec and jnz)
  *        insn-window [-c CPU] COMMAND...   fork, execute COMMAND, wait
+ * With COMMAND, exits with its status: VBLK_EXIT_FAIL if a signal killed
+ * it, 127 (a shell's status) if it could not be executed.
  * Without the plugin the markers are NOPs and only the work is done.
  */
 #include <sched.h>
@@ -21,7 +23,7 @@
 static void usage(void)
 {
 	fprintf(stderr, "usage: insn-window [-c CPU] -l N | [-c CPU] COMMAND...\n");
-	exit(2);
+	exit(VBLK_EXIT_USAGE);
 }
 
 /* The marked loop, in one asm statement so that nothing else is counted */
@@ -49,7 +51,7 @@ int main(int argc, char **argv)
 			CPU_SET(vblk_number(optarg, usage), &set);
 			if (sched_setaffinity(0, sizeof(set), &set)) {
 				perror("sched_setaffinity");
-				return 2;
+				return VBLK_EXIT_USAGE;
 			}
 			break;
 		case 'l':
@@ -63,7 +65,7 @@ int main(int argc, char **argv)
 		if (optind != argc)
 			usage();
 		counted_loop(loops);
-		return 0;
+		return VBLK_EXIT_PASS;
 	}
 	if (optind == argc)
 		usage();
@@ -78,8 +80,8 @@ int main(int argc, char **argv)
 	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
 		insn_window_end();
 		perror("fork");
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	insn_window_end();
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : VBLK_EXIT_FAIL;
 }

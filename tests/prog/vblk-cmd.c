@@ -53,7 +53,7 @@ static void usage(void)
 	fprintf(stderr, "usage: vblk-cmd [-wFSMPqy] [-k SEED] [-s SECTOR] [-l LEN] [-v NR] [-A OFF]\n"
 		"       [-a ADDR] [-L N] [-t TYPE] [-o OP] [-f FLAG] [-p IOPRIO] [-O r|w|rw] [-U UID]\n"
 		"       [-W FILE] [-R SECTOR:SECTORS[:FLAGS],...] [-iZ] [-X OFF] DEV\n");
-	exit(2);
+	exit(VBLK_EXIT_USAGE);
 }
 
 /* Parse SECTOR:SECTORS[:FLAGS],... into buf; return the bytes used. */
@@ -144,18 +144,18 @@ int main(int argc, char **argv)
 
 	if (uid >= 0 && (setgid(uid) || setuid(uid))) {
 		perror("setuid");
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	fd = open(argv[optind], mode);
 	if (fd < 0) {
 		perror(argv[optind]);
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	while (wait_for && stat(wait_for, &st))
 		usleep(10000);
 	if (posix_memalign((void **)&buf, 4096, len + misalign + 4096)) {
 		fprintf(stderr, "out of memory\n");
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	buf += misalign;
 	if (write)
@@ -191,20 +191,20 @@ int main(int argc, char **argv)
 		ring_flags &= ~IORING_SETUP_SQE128;
 	if (vblk_ring_init(&ring, 4, ring_flags)) {
 		fprintf(stderr, "ring set-up failed\n");
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	if (fixed) {
 		struct iovec reg = { buf, len };
 
 		if (io_uring_register_buffers(&ring, &reg, 1)) {
 			fprintf(stderr, "registering the buffer failed\n");
-			return 2;
+			return VBLK_EXIT_USAGE;
 		}
 	}
 	sqe = mixed && !small ? io_uring_get_sqe128(&ring) : io_uring_get_sqe(&ring);
 	if (!sqe) {
 		fprintf(stderr, "no SQE\n");
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	if (mixed && !small)
 		vblk_prep_cmd128(sqe, fd, cmd_op, &cmd);
@@ -218,7 +218,7 @@ int main(int argc, char **argv)
 		((unsigned char *)sqe)[poke] = 1;
 	if (io_uring_submit(&ring) < 1 || io_uring_wait_cqe(&ring, &cqe)) {
 		fprintf(stderr, "submission failed\n");
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	printf("res=%d %s\n", cqe->res, res_name(cqe->res));
 	if (zero && cqe->res == 0) {
@@ -232,5 +232,5 @@ int main(int argc, char **argv)
 		printf("id=%.*s\n", (int)strnlen(buf, len), buf);
 	if (check && !write && cqe->res == 0)
 		printf("data=%s\n", pattern_check(buf, seed, cmd.sector * 512, len) < 0 ? "ok" : "mismatch");
-	return 0;
+	return VBLK_EXIT_PASS;
 }

@@ -8,12 +8,14 @@
  * upper address bits would make it fail with -EFAULT.
  *
  * usage: vblk-compat-peer RINGFD NODEFD SECTOR SEED
- * Runs raw_compat_steps() on a buffer below 4 GiB; exits 1 on a failure.
+ * Runs raw_compat_steps() on a buffer below 4 GiB; exits VBLK_EXIT_FAIL on a
+ * failure.
  */
 #include <stdlib.h>
 
 #include "pattern.h"
 #include "raw-ring.h"
+#include "vblk-exit.h"
 
 int main(int argc, char **argv)
 {
@@ -24,7 +26,7 @@ int main(int argc, char **argv)
 
 	if (argc != 5 || sizeof(void *) != 8) {
 		fprintf(stderr, "usage: vblk-compat-peer RINGFD NODEFD SECTOR SEED (a 64-bit build)\n");
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	/* The ring's layout is that of any ring set up with the same flags */
 	probe = raw_ring_setup(0, &p);
@@ -32,10 +34,10 @@ int main(int argc, char **argv)
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
 	if (probe < 0 || buf == MAP_FAILED || raw_ring_map(&ring, atoi(argv[1]), &p)) {
 		perror("set-up");
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	close(probe);
 	failed = raw_compat_steps(&ring, atoi(argv[2]), buf, strtoull(argv[3], NULL, 0),
 				  strtoull(argv[4], NULL, 0));
-	return failed ? 1 : 0;
+	return failed ? VBLK_EXIT_FAIL : VBLK_EXIT_PASS;
 }

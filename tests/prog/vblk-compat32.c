@@ -12,13 +12,14 @@
  * is a 32-bit one).  With PEER, a 64-bit program, it then sets up a third
  * ring and executes PEER RINGFD NODEFD SECTOR+32 SEED+1, which takes the
  * ring over and submits 32-bit commands from 64-bit system calls.
- * Prints one line per step; exits 1 on a failure.
+ * Prints one line per step; exits VBLK_EXIT_FAIL on a failure.
  */
 #include <fcntl.h>
 #include <stdlib.h>
 
 #include "pattern.h"
 #include "raw-ring.h"
+#include "vblk-exit.h"
 
 int main(int argc, char **argv)
 {
@@ -32,31 +33,31 @@ int main(int argc, char **argv)
 
 	if (argc < 4 || argc > 5 || sizeof(void *) != 4) {
 		fprintf(stderr, "usage: vblk-compat32 /dev/vdXc0 SECTOR SEED [PEER] (a 32-bit build)\n");
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	sector = strtoull(argv[2], NULL, 0);
 	seed = strtoull(argv[3], NULL, 0);
 	fd = open(argv[1], O_RDWR);
 	if (fd < 0 || posix_memalign((void **)&buf, 4096, RAW_BUF_LEN)) {
 		perror("set-up");
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	for (i = 0; i < sizeof(ring_flags) / sizeof(ring_flags[0]); i++) {
 		if (raw_ring_init(&ring, ring_flags[i])) {
 			perror("ring set-up");
-			return 2;
+			return VBLK_EXIT_USAGE;
 		}
 		printf("%s:\n", ring_flags[i] ? "SQPOLL ring" : "ring");
 		failed += raw_compat_steps(&ring, fd, buf, sector, seed);
 	}
 	if (argc < 5 || failed)
-		return failed ? 1 : 0;
+		return failed ? VBLK_EXIT_FAIL : VBLK_EXIT_PASS;
 
 	/* io_uring_setup() makes its fd close-on-exec */
 	ring_fd = raw_ring_setup(0, &(struct io_uring_params){ 0 });
 	if (ring_fd < 0 || fcntl(ring_fd, F_SETFD, 0)) {
 		perror("ring set-up");
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	snprintf(ring_arg, sizeof(ring_arg), "%d", ring_fd);
 	snprintf(fd_arg, sizeof(fd_arg), "%d", fd);
@@ -66,5 +67,5 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	execl(argv[4], argv[4], ring_arg, fd_arg, sector_arg, seed_arg, (char *)NULL);
 	perror(argv[4]);
-	return 2;
+	return VBLK_EXIT_USAGE;
 }

@@ -34,8 +34,10 @@
  *   -k CANARY_SEED  the pattern seed of the canary, to check reads of it
  *   -z WZ_RANGES    the device's max_write_zeroes_seg (default 1, QEMU's;
  *                   sysfs does not show it)
- * Exit status: 0 clean, 1 a command completed unexpectedly, 2 usage or
- * set-up, 3 no completion for a minute.
+ * Exit status: VBLK_EXIT_PASS clean, VBLK_EXIT_FAIL a command completed
+ * unexpectedly (or io_uring failed), VBLK_EXIT_USAGE usage or set-up,
+ * FUZZ_EXIT_HANG (3) no completion for a minute (FUZZ_EXIT_HANG_MUTE, 4,
+ * if even the HANG line could not be written).
  */
 #include <endian.h>
 #include <errno.h>
@@ -292,7 +294,7 @@ static uint8_t parse_buf[PARSE_MAX];
 static void die(const char *what)
 {
 	fprintf(stderr, "vblk-fuzz: %s\n", what);
-	exit(2);
+	exit(VBLK_EXIT_USAGE);
 }
 
 static double now(void)
@@ -1823,6 +1825,12 @@ static void complete(struct fuzz *f, const struct io_uring_cqe *cqe)
 
 /* -- the rings ---------------------------------------------------------------- */
 
+/* A hang's exit statuses, beside enum vblk_exit's */
+enum {
+	FUZZ_EXIT_HANG = 3,		/* no completion for HANG_SECONDS */
+	FUZZ_EXIT_HANG_MUTE = 4,	/* and the HANG line could not be written */
+};
+
 static unsigned int stalled_ticks;	/* only the handler uses it */
 static uint64_t last_cqes;
 
@@ -1844,8 +1852,8 @@ static void on_tick(int sig)
 		     " in flight %u on a %s ring\n", HANG_SECONDS, fuzz.sqes, fuzz.cqes,
 		     fuzz.inflight, ring_kinds[fuzz.ring_kind].name);
 	if (write(1, msg, n) < 0)
-		_exit(4);
-	_exit(3);
+		_exit(FUZZ_EXIT_HANG_MUTE);
+	_exit(FUZZ_EXIT_HANG);
 }
 
 static void reap_ready(struct fuzz *f)
@@ -1872,7 +1880,7 @@ static void submit_pending(struct fuzz *f)
 		}
 		if (ret < 0 || (!ret && !sqpoll)) {
 			printf("BAD io_uring_submit: %s\n", ret ? strerror(-ret) : "took no SQE");
-			exit(1);
+			exit(VBLK_EXIT_FAIL);
 		}
 		if (sqpoll)
 			return;
@@ -1890,7 +1898,7 @@ static void wait_one(struct fuzz *f)
 	while (ret == -EINTR || ret == -EAGAIN);
 	if (ret) {
 		printf("BAD io_uring_wait_cqe: %s\n", strerror(-ret));
-		exit(1);
+		exit(VBLK_EXIT_FAIL);
 	}
 	reap_ready(f);
 }
@@ -1926,7 +1934,7 @@ static void register_buffers(struct fuzz *f)
 	while (ret == -EINTR);
 	if (ret) {
 		fprintf(stderr, "registering %u buffers: %s\n", n, strerror(-ret));
-		exit(2);
+		exit(VBLK_EXIT_USAGE);
 	}
 	f->nr_registered = n;
 }
@@ -1941,7 +1949,7 @@ static void ring_open(struct fuzz *f)
 	ret = vblk_ring_init(&f->ring, f->depth, ring_kinds[f->ring_kind].flags);
 	if (ret) {
 		fprintf(stderr, "ring set-up (%s): %s\n", ring_kinds[f->ring_kind].name, strerror(-ret));
-		exit(2);
+		exit(VBLK_EXIT_USAGE);
 	}
 	register_buffers(f);
 	f->files_registered = chance(f, 60);
@@ -1950,7 +1958,7 @@ static void ring_open(struct fuzz *f)
 	while (ret == -EINTR);
 	if (ret) {
 		fprintf(stderr, "registering files: %s\n", strerror(-ret));
-		exit(2);
+		exit(VBLK_EXIT_USAGE);
 	}
 	f->epochs++;
 	f->ring_epochs[f->ring_kind]++;
@@ -1975,7 +1983,7 @@ static void queue(struct fuzz *f, struct slot *s, unsigned int index)
 		sqe = io_uring_get_sqe(&f->ring);
 	if (!sqe) {
 		printf("BAD no SQE free with %u of %u in flight\n", f->inflight, f->depth);
-		exit(1);
+		exit(VBLK_EXIT_FAIL);
 	}
 	vblk_prep_cmd(&f->ring, sqe, c->fixed_file ? c->fd : f->fds[c->fd], c->cmd_op, &c->cmd);
 	if (c->fixed_file)
@@ -2081,7 +2089,7 @@ static void setup_disk(struct fuzz *f, const char *node)
 		f->fds[i] = open(node, open_modes[i]);
 		if (f->fds[i] < 0) {
 			perror(node);
-			exit(2);
+			exit(VBLK_EXIT_USAGE);
 		}
 	}
 }
@@ -2164,7 +2172,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: vblk-fuzz [-n SQES] [-t SECONDS] [-k CANARY_SEED] [-z WZ_RANGES]\n"
 		"                 SEED /dev/vdXc0 CANARY_START CANARY_BYTES\n");
-	exit(2);
+	exit(VBLK_EXIT_USAGE);
 }
 
 static uint64_t number(const char *s)
@@ -2239,14 +2247,14 @@ int main(int argc, char **argv)
 	report(f, seconds);
 	if (f->cqes != f->sqes) {
 		printf("FAIL: %" PRIu64 " SQEs but %" PRIu64 " CQEs\n", f->sqes, f->cqes);
-		return 1;
+		return VBLK_EXIT_FAIL;
 	}
 	for (i = 0; i < NR_VERDICTS; i++) {
 		if (f->verdicts[i]) {
 			printf("FAIL: unexpected completions (see the BAD lines)\n");
-			return 1;
+			return VBLK_EXIT_FAIL;
 		}
 	}
 	printf("PASS\n");
-	return 0;
+	return VBLK_EXIT_PASS;
 }

@@ -5,7 +5,8 @@
  * device sees exactly LEN / BS requests: nothing is merged or split).
  *
  * usage: vblk-io [-b BS] write|verify DEV OFFSET LEN SEED
- * Prints "ops N" on success; exits 1 on a mismatch or an I/O error.
+ * Prints "ops N" on success; exits VBLK_EXIT_FAIL on a mismatch, an I/O
+ * error or a failed set-up.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +23,7 @@
 static void usage(void)
 {
 	fprintf(stderr, "usage: vblk-io [-b BS] write|verify DEV OFFSET LEN SEED\n");
-	exit(2);
+	exit(VBLK_EXIT_USAGE);
 }
 
 /* One read or write of len bytes at off; returns the result of the CQE. */
@@ -76,11 +77,11 @@ int main(int argc, char **argv)
 	fd = open(argv[optind + 1], (is_write ? O_WRONLY : O_RDONLY) | O_DIRECT);
 	if (fd < 0) {
 		perror(argv[optind + 1]);
-		return 1;
+		return VBLK_EXIT_FAIL;
 	}
 	if (posix_memalign(&buf, 4096, bs) || io_uring_queue_init(4, &ring, 0)) {
 		fprintf(stderr, "set-up failed\n");
-		return 1;
+		return VBLK_EXIT_FAIL;
 	}
 	for (pos = off; pos < off + len; pos += bs, ops++) {
 		if (is_write)
@@ -89,17 +90,17 @@ int main(int argc, char **argv)
 		if (ret != (int)bs) {
 			fprintf(stderr, "%s at %" PRIu64 ": %s\n", is_write ? "write" : "read",
 				pos, ret < 0 ? strerror(-ret) : "short transfer");
-			return 1;
+			return VBLK_EXIT_FAIL;
 		}
 		if (!is_write) {
 			long bad = pattern_check(buf, seed, pos, bs);
 
 			if (bad >= 0) {
 				printf("mismatch at byte %" PRIu64 "\n", pos + bad);
-				return 1;
+				return VBLK_EXIT_FAIL;
 			}
 		}
 	}
 	printf("ops %" PRIu64 "\n", ops);
-	return 0;
+	return VBLK_EXIT_PASS;
 }

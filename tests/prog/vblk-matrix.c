@@ -220,11 +220,11 @@ int main(int argc, char **argv)
 		else if (opt == 'c')
 			only = optarg;
 		else
-			return 2;
+			return VBLK_EXIT_USAGE;
 	}
 	if (argc - optind != 4) {
 		fprintf(stderr, "usage: vblk-matrix [-s SEED] [-c CASE] /dev/vdXc0 /dev/vdX START BYTES\n");
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	rng = seed ? seed : 1;
 	printf("seed %llu\n", seed);
@@ -235,19 +235,19 @@ int main(int argc, char **argv)
 	if (region_bytes < (uint64_t)NR_OPS * NR_BUFS * NR_RINGS * NR_SUBS * MAX_DEPTH * slot ||
 	    region_start + region_bytes > disk.bytes) {
 		fprintf(stderr, "the region is too small for %" PRIu64 "-byte slots\n", slot);
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	cfd = open(argv[optind], O_RDWR);
 	bfd = open(argv[optind + 1], O_RDWR | O_DIRECT);
 	if (cfd < 0 || bfd < 0) {
 		perror("open");
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	for (i = 0; i < MAX_DEPTH; i++)
 		if (posix_memalign((void **)&ios[i].buf, 4096, disk.max_transfer))
-			return 2;
+			return VBLK_EXIT_USAGE;
 	if (posix_memalign((void **)&scratch, 4096, disk.max_transfer))
-		return 2;
+		return VBLK_EXIT_USAGE;
 
 	for (op = 0; op < NR_OPS; op++)
 		for (bufk = 0; bufk < NR_BUFS; bufk++)
@@ -262,5 +262,5 @@ int main(int argc, char **argv)
 					failed += run_case(case_nr, op, bufk, ringk, sub, name);
 				}
 	printf("%u case(s) failed\n", failed);
-	return failed ? 1 : 0;
+	return failed ? VBLK_EXIT_FAIL : VBLK_EXIT_PASS;
 }

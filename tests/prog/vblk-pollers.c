@@ -10,8 +10,9 @@
  * With -S the ring has an SQPOLL thread, which then does the polling too.
  *
  * usage: vblk-pollers [-S] [-d DEPTH] [-r SECONDS] [-t THREADS] /dev/vdXc0
- * Prints "ios=N errors=N enodev=N first_error=RES" and exits 0 when every
- * command completed, with 0 or, once the disk is gone, -ENODEV.
+ * Prints "ios=N errors=N enodev=N first_error=RES" and exits VBLK_EXIT_PASS
+ * when every command completed, with 0 or, once the disk is gone, -ENODEV;
+ * else VBLK_EXIT_FAIL.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +31,7 @@ static volatile bool stop;
 static void usage(void)
 {
 	fprintf(stderr, "usage: vblk-pollers [-S] [-d DEPTH] [-r SECONDS] [-t THREADS] DEV\n");
-	exit(2);
+	exit(VBLK_EXIT_USAGE);
 }
 
 /* A reaping thread: poll the ring until told to stop. */
@@ -89,7 +90,7 @@ int main(int argc, char **argv)
 	if (fd < 0 || posix_memalign((void **)&buf, BS, (size_t)depth * BS) ||
 	    vblk_ring_init(&ring, depth, flags)) {
 		perror(argv[optind]);
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	memset(buf, 0x5a, (size_t)depth * BS);
 	for (i = 1; i < threads; i++)
@@ -131,5 +132,5 @@ int main(int argc, char **argv)
 	printf("ios=%llu errors=%llu enodev=%llu first_error=%d\n",
 	       (unsigned long long)ios, (unsigned long long)errors,
 	       (unsigned long long)enodev, first_error);
-	return errors ? 1 : 0;
+	return errors ? VBLK_EXIT_FAIL : VBLK_EXIT_PASS;
 }

@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: vblk-uffd DEV\n");
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	fd = open(argv[1], O_RDWR);
 	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
@@ -45,14 +45,14 @@ int main(int argc, char **argv)
 	area = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (fd < 0 || uffd < 0 || area == MAP_FAILED) {
 		perror("vblk-uffd: set-up");
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 	reg.range.start = (uintptr_t)area;
 	reg.range.len = page;
 	if (ioctl(uffd, UFFDIO_API, &api) || ioctl(uffd, UFFDIO_REGISTER, &reg) ||
 	    vblk_ring_init(&ring, 1, IORING_SETUP_SQE128)) {
 		perror("vblk-uffd: userfaultfd or ring");
-		return 2;
+		return VBLK_EXIT_USAGE;
 	}
 
 	/* one range, in the page nobody will ever fill */
@@ -64,8 +64,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (io_uring_submit(&ring) != 1 || io_uring_wait_cqe(&ring, &cqe)) {
 		fprintf(stderr, "vblk-uffd: submission failed\n");
-		return 1;
+		return VBLK_EXIT_FAIL;
 	}
 	printf("res=%d\n", cqe->res);
-	return 0;
+	return VBLK_EXIT_PASS;
 }

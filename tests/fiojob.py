@@ -1,0 +1,67 @@
+"""What the fio cases (07x) share: the engine's options, running fio in the
+guest against QEMU's counters, and on the host against the image file.
+
+The host runs the guest's fio (3.41, built by make fio): Debian 12's fio
+3.33 and 3.41 refuse each other's verify headers (3.41 gave them a version
+and a 64-bit numberio)."""
+
+import json
+import os
+import re
+
+from vm import BUILD
+
+MiB = 1 << 20
+HOST_FIO = os.path.join(BUILD, "fio", "fio")
+NODE = "/dev/vdac0"
+# engine options (hipri, fixedbufs, ...) must follow it on the command line
+ENGINE = f"--ioengine=io_uring_cmd --cmd_type=vblk --filename={NODE} --iodepth=4"
+# fio's verify state files would land in the working directory
+VERIFY = "--verify=crc32c --verify_state_save=0"
+
+
+def requires():
+    """The fio cases' requires(): fio must be built."""
+    if not os.access(HOST_FIO, os.X_OK):
+        return f"{HOST_FIO} is missing: run make fio"
+    return None
+
+
+def guest_fio(t, g, job, counters=("wr_bytes", "rd_bytes")):
+    """Run fio in the guest; return (exit status, its output, how QEMU's
+    device counters moved: by default (bytes written, bytes read))."""
+    before = g.blockstats("d0")
+    status, out = g.run(f"fio {job}", timeout=300, check=False)
+    after = g.blockstats("d0")
+    t.log(f"guest: fio {job}\n-> {status}\n{out}")
+    moved = tuple(after[k] - before[k] for k in counters)
+    return status, out, moved
+
+
+def fio_json(t, out):
+    """The one job of fio's --output-format=json report in out."""
+    start, end = out.find("{"), out.rfind("}")
+    t.expect(0 <= start < end, f"no JSON report from fio:\n{out[-1500:]}")
+    return json.loads(out[start:end + 1])["jobs"][0]
+
+
+def errors(out):
+    """fio's complaints in its output (or its tail), for a failure message."""
+    lines = [line for line in out.splitlines()
+             if re.search(r"verify|fio:|error|err=", line)]
+    return "\n".join(lines[:12]) or out[-1500:]
+
+
+def expect_clean(t, what, result, written, read):
+    """fio passed, and the device wrote and read what it should have."""
+    status, out, moved = result
+    t.expect(status == 0, f"{what}: fio failed (status {status}):\n{errors(out)}")
+    t.expect_equal(moved, (written, read), f"{what}: bytes the device (wrote, read)")
+
+
+def host_fio(t, job, image):
+    """Run fio on the host, on the image file; it must pass.  Return the
+    job's JSON report."""
+    out = t.host(HOST_FIO, *job.split(), f"--filename={image}", "--ioengine=psync",
+                 *VERIFY.split(), "--output-format=json")
+    return json.loads(out)["jobs"][0]

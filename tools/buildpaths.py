@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Where the build puts a guest kernel variant: the one place that says so.
+
+A variant is "" (the default kernel) or "debug" (make ... DEBUG=1: KASAN,
+lockdep, kmemleak; kernel/debug.config).  Each has its own kernel objects,
+image, modules and initramfs, named with the variant's suffix.  tools/vm.py
+imports paths(); the Makefile and scripts/common.sh take the same values
+from this program's output:
+
+    buildpaths.py [--variant V] [--build DIR] --make|--sh
+
+--make prints NAME:=value words for the Makefile to eval, --sh prints
+NAME=value lines for a shell to eval.  BUILD and VARIANT default to the
+environment's.
+"""
+
+import argparse
+import os
+import shlex
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VARIANTS = ("", "debug")
+
+
+def default_build():
+    return os.environ.get("BUILD") or os.path.join(TOP, "build")
+
+
+def paths(variant="", build=None):
+    """The build paths of a variant, by the names the Makefile and scripts use."""
+    if variant not in VARIANTS:
+        raise SystemExit(f"VARIANT={variant}: not one of {', '.join(map(repr, VARIANTS))}")
+    build = build or default_build()
+    suffix = f"-{variant}" if variant else ""
+    kobj = os.path.join(build, f"kobj{suffix}")   # out-of-tree kernel objects
+    return {
+        "VARIANT": variant,
+        "SUFFIX": suffix,
+        "KOBJ": kobj,
+        "KERNEL": os.path.join(build, f"bzImage{suffix}"),
+        "SYSTEM_MAP": os.path.join(kobj, "System.map"),   # KERNEL's symbols
+        "UAPI": os.path.join(kobj, "usr", "include"),     # its exported headers
+        "MODROOT": os.path.join(build, f"modroot{suffix}"),   # its modules, installed
+        "INITRD": os.path.join(build, f"initramfs{suffix}.cpio.gz"),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--variant", default=os.environ.get("VARIANT", ""))
+    parser.add_argument("--build", default=None, help="the build directory [$BUILD or build/]")
+    out = parser.add_mutually_exclusive_group(required=True)
+    out.add_argument("--make", action="store_true", help="NAME:=value words")
+    out.add_argument("--sh", action="store_true", help="NAME=value lines")
+    args = parser.parse_args()
+    for name, value in paths(args.variant, args.build).items():
+        if args.make:
+            if any(c.isspace() or c in "$#" for c in value):
+                raise SystemExit(f"{name}={value!r}: make cannot take this path")
+            print(f"{name}:={value}")
+        else:
+            print(f"{name}={shlex.quote(value)}")
+
+
+if __name__ == "__main__":
+    main()
