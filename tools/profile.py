@@ -35,7 +35,7 @@ Raw counts depend on timing; the timing-free figure removes it:
     inline: only their ticks are fitted out.
 The figures of the two boots are printed with their spread.
 
-usage: tools/profile.py [--quick] [--repeats R] [--boots B] [--out DIR] [--reuse]
+usage: tools/profile.py [--quick [--fixed]] [--repeats R] [--boots B] [--out DIR] [--reuse]
 """
 
 import argparse
@@ -127,12 +127,13 @@ BLIND_SPOTS = """\
   compiler's instruction mix is not."""
 
 
-def points(quick):
-    """(op, depth, mode, buffers, path): the NOP floor once per depth and mode."""
+def points(quick, fixed=False):
+    """(op, depth, mode, buffers, path): the NOP floor once per depth and
+    mode; quick: reads, with plain buffers unless fixed."""
     for op, _ in OPS[:1] if quick else OPS:
         for depth in DEPTHS:
             for mode in MODES:
-                for bufs, _ in BUFFERS[:1] if quick else BUFFERS:
+                for bufs, _ in BUFFERS[:1] if quick and not fixed else BUFFERS:
                     for path, _ in PATHS:
                         if path == "nop" and (op, bufs) != (OPS[0][0], BUFFERS[0][0]):
                             continue
@@ -150,7 +151,7 @@ def command(point, ios):
             f"-B {dict(BUFFERS)[bufs]} -I {ios} -C {CPU} -W 1 -q -j {dict(PATHS)[path]}")
 
 
-def run_boot(boot, quick, repeats):
+def run_boot(boot, quick, fixed, repeats):
     """Boot number boot: run every point repeats times (alternating the
     points); leave insns.txt, the module symbols and the runs' points in the
     guest's directory, boot_dir(boot), which is returned."""
@@ -161,7 +162,7 @@ def run_boot(boot, quick, repeats):
                      "echo none > /sys/block/vdb/queue/scheduler")
         modules = guest.output("grep '\\[' /proc/kallsyms")
         for _ in range(repeats):
-            for point in points(quick):
+            for point in points(quick, fixed):
                 n = window_ios(point)
                 for ios in (n, 2 * n):
                     guest.output(command(point, ios))
@@ -383,13 +384,15 @@ def report(summary, fits, repeats, minutes):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="reads, plain buffers only")
+    parser.add_argument("--fixed", action="store_true",
+                        help="with --quick: registered buffers too")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--boots", type=int, default=2)
     parser.add_argument("--out", default=os.path.join(vm.TOP, "results"))
     parser.add_argument("--reuse", action="store_true",
                         help="analyse the boots' counts left by the last run again")
     args = parser.parse_args()
-    dirs = [boot_dir(b) if args.reuse else run_boot(b, args.quick, args.repeats)
+    dirs = [boot_dir(b) if args.reuse else run_boot(b, args.quick, args.fixed, args.repeats)
             for b in range(args.boots)]
     summaries, fits, seconds = [], [], 0
     for d in dirs:
