@@ -208,8 +208,10 @@ def load_boot(directory):
             "raw": (pair[1].total(CPU) - pair[0].total(CPU)) / n,
             "both": sum(pair[1].total(v) - pair[0].total(v) for v in range(pair[0].vcpus())) / n,
             "symbols": {k: (li[k] - si[k]) / n for k in set(li) | set(si)},
-            "schedule": (le["__schedule"] - se["__schedule"]) / n,
-            "polls": (le[poll_symbol(point[4])] - se[poll_symbol(point[4])]) / n,
+            # waits per I/O over both windows: a difference of two counts
+            # of waiting can fall below zero when one window stalled once
+            "schedule": (le["__schedule"] + se["__schedule"]) / (3 * n),
+            "polls": (le[poll_symbol(point[4])] + se[poll_symbol(point[4])]) / (3 * n),
             "enters": (le[ENTER] - se[ENTER]) / n,
             "windows": [{"ios": ios,
                          "y": sum(c for k, c in insns.items() if not SLOWPATH.search(k)),
@@ -364,8 +366,8 @@ def fit_table(fits):
 def report(summary, fits, repeats, minutes):
     text = [f"# make profile\n\nGuest instructions per 4 KiB I/O on the load's vCPU, "
             f"timing-free (method: tools/profile.py, tools/insn_fit.py), mean of "
-            f"{len(fits)} boots, each the median of {repeats} runs; raw counts and waits "
-            f"per I/O beside them.  The boots took {minutes:.1f} min.\n", table(summary),
+            f"{len(fits)} boots, each the median of {repeats} runs; raw counts (the longer "
+            f"window less the shorter) and waits per I/O (over both windows) beside them.  The boots took {minutes:.1f} min.\n", table(summary),
             "\n## Do two boots agree?\n", agreement(summary),
             "\n## The fit\n", fit_table(fits),
             "\n## What the method cannot see\n", BLIND_SPOTS]
