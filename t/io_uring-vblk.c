@@ -431,6 +431,13 @@ static void *run(void *arg)
 			s->error = 1;
 			break;
 		}
+		/*
+		 * With SQPOLL the count is of the entries the kernel thread has
+		 * not taken yet, earlier calls' included: all of this call's
+		 * entries are in flight once they are in the ring.
+		 */
+		if (o.sqpoll)
+			ret = to_submit;
 		if (to_submit) {
 			s->submit_calls++;
 			s->submitted += ret;
