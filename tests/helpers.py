@@ -1,6 +1,7 @@
 """What several test cases need from the guest: its programs' results and
 its disks' limits."""
 
+import json
 import os
 import re
 
@@ -59,3 +60,20 @@ def check_writes_in_image(t, image, output):
         t.expect(image_matches(image, seed, off, length),
                  f"a write through the node is not in the host image: offset {off}, length {length}")
     return len(writes)
+
+
+def io_uring_vblk(guest, args):
+    """Run t/io_uring-vblk ARGS in the guest; return its JSON summary."""
+    out = guest.output(f"io_uring-vblk -j {args}")
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def expect_io_uring_vblk(t, guest, args, counter, ios, disk="d0"):
+    """Run t/io_uring-vblk ARGS: it must complete ios I/Os without an error,
+    and QMP's counter of the disk (rd_operations...) move by as many."""
+    before = guest.blockstats(disk)[counter]
+    result = io_uring_vblk(guest, args)
+    t.log(f"{args}: {result}")
+    t.expect_equal((result["ios"], result["errors"]), (ios, 0), f"{args}: I/Os done")
+    t.expect_equal(guest.blockstats(disk)[counter] - before, ios,
+                   f"{args}: {counter} seen by the device")

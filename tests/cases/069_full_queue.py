@@ -8,8 +8,7 @@ counters must show the device received each one exactly once.  In direct
 mode a command takes three descriptors, so five fit in the node's ring;
 through blk-mq the tags stop at 16."""
 
-import json
-
+from helpers import expect_io_uring_vblk
 from vm import Disk
 
 DESCRIPTION = "a full virtqueue makes the submitter wait, never fail"
@@ -36,12 +35,5 @@ def test(t, cond):
     for passthrough, dev in ((1, "/dev/vdac0"), (0, "/dev/vda")):
         for write_pct, counter in ((0, "rd_operations"), (100, "wr_operations")):
             for options, rings in SUBMITTERS:
-                what = f"-u{passthrough} -p{polled} -w{write_pct} {options}".strip()
-                before = g.blockstats("d0")[counter]
-                out = g.output(f"io_uring-vblk {what} -d {DEPTH} -I {IOS} -j {dev}")
-                result = json.loads(out.strip().splitlines()[-1])
-                t.log(f"{what}: {result}")
-                t.expect_equal((result["ios"], result["errors"]), (rings * IOS, 0),
-                               f"{what}: I/Os done")
-                t.expect_equal(g.blockstats("d0")[counter] - before, rings * IOS,
-                               f"{what}: {counter} seen by the device")
+                expect_io_uring_vblk(t, g, f"-u{passthrough} -p{polled} -w{write_pct} {options} "
+                                     f"-d {DEPTH} -I {IOS} {dev}", counter, rings * IOS)

@@ -4,8 +4,7 @@ device received each one (merging is off on the block path), flushes mixed
 in with -f included; NOPs (-N, the floor) complete and reach nothing; it refuses a block device with -u1, a node with -u0
 and polling without poll queues."""
 
-import json
-
+from helpers import expect_io_uring_vblk, io_uring_vblk
 from vm import Disk
 
 DESCRIPTION = "t/io_uring-vblk completes exactly the I/Os asked"
@@ -20,20 +19,13 @@ def test(t):
     for passthrough, dev in ((1, "/dev/vdac0"), (0, "/dev/vda")):
         for polled in (0, 1):
             for write_pct, counter in ((0, "rd_operations"), (100, "wr_operations")):
-                what = f"-u{passthrough} -p{polled} -w{write_pct}"
-                before = g.blockstats("d0")[counter]
-                out = g.output(f"io_uring-vblk {what} -d 8 -I {IOS} -t 1 -j {dev}")
-                result = json.loads(out.strip().splitlines()[-1])
-                t.log(f"{what}: {result}")
-                t.expect_equal((result["ios"], result["errors"]), (IOS, 0), f"{what}: I/Os done")
-                t.expect_equal(g.blockstats("d0")[counter] - before, IOS,
-                               f"{what}: {counter} seen by the device")
+                expect_io_uring_vblk(t, g, f"-u{passthrough} -p{polled} -w{write_pct} "
+                                     f"-d 8 -I {IOS} -t 1 {dev}", counter, IOS)
 
     # -f: a flush after every 4 writes, through each path
     for passthrough, dev in ((1, "/dev/vdac0"), (0, "/dev/vda")):
         before = {c: g.blockstats("d0")[c] for c in ("wr_operations", "flush_operations")}
-        out = g.output(f"io_uring-vblk -u{passthrough} -w 100 -f 4 -d 8 -I {IOS} -j {dev}")
-        result = json.loads(out.strip().splitlines()[-1])
+        result = io_uring_vblk(g, f"-u{passthrough} -w 100 -f 4 -d 8 -I {IOS} {dev}")
         t.expect_equal((result["ios"], result["flushes"]), (IOS, IOS // 4), f"-u{passthrough} -f 4")
         moved = {c: g.blockstats("d0")[c] - before[c] for c in before}
         t.expect_equal(moved, {"wr_operations": IOS, "flush_operations": IOS // 4},
@@ -42,8 +34,7 @@ def test(t):
     # -N: the NOP floor runs the same loop and reaches no device
     for polled in (0, 1):
         before = g.blockstats("d0")
-        out = g.output(f"io_uring-vblk -u1 -N 1 -p{polled} -d 8 -I {IOS} -j /dev/vdac0")
-        result = json.loads(out.strip().splitlines()[-1])
+        result = io_uring_vblk(g, f"-u1 -N 1 -p{polled} -d 8 -I {IOS} /dev/vdac0")
         t.expect_equal((result["ios"], result["errors"]), (IOS, 0), f"-N 1 -p{polled}: NOPs done")
         after = g.blockstats("d0")
         t.expect_equal([after[c] - before[c] for c in ("rd_operations", "wr_operations")], [0, 0],
