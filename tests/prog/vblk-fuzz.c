@@ -1607,16 +1607,27 @@ static void place_sector(struct fuzz *f, struct cmd *c, bool sqe128)
 }
 
 /*
- * Whether the kernel would read the big buffer as iovecs or ranges: reads
- * into it from other commands may change them, and the judge could not
- * know what the kernel saw.
+ * Whether the kernel would read iovecs or ranges from memory that other
+ * commands' reads may change meanwhile, so that the judge could not know
+ * what the kernel saw: the big buffer, or another slot's buffer, where
+ * that slot's own reads land (a mutation may point a command there).
  */
-static bool reads_shared_structure(const struct fuzz *f, const struct cmd *c)
+static bool reads_shared_structure(const struct fuzz *f, const struct slot *s,
+				   const struct cmd *c)
 {
-	uint64_t big = (uintptr_t)f->big;
+	uint64_t big = (uintptr_t)f->big, buf;
+	unsigned int i;
 
-	return c->cmd.data >= big && c->cmd.data < big + f->big_bytes &&
-	       (c->cmd_op == VIRTBLK_URING_CMD_IO_VEC || type_has_ranges(c->cmd.type));
+	if (c->cmd_op != VIRTBLK_URING_CMD_IO_VEC && !type_has_ranges(c->cmd.type))
+		return false;
+	if (c->cmd.data >= big && c->cmd.data < big + f->big_bytes)
+		return true;
+	for (i = 0; i < NR_SLOTS; i++) {
+		buf = (uintptr_t)f->slots[i].buf;
+		if (&f->slots[i] != s && c->cmd.data >= buf && c->cmd.data < buf + SLOT_BYTES)
+			return true;
+	}
+	return false;
 }
 
 /* The next command for a slot: generated until it keeps the canary safe. */
@@ -1631,7 +1642,7 @@ static void gen_command(struct fuzz *f, struct slot *s, unsigned int index)
 		if (chance(f, 55))
 			mutate(f, s);
 		place_sector(f, c, sqe128);
-		if (canary_safe(f, c, sqe128) && !reads_shared_structure(f, c))
+		if (canary_safe(f, c, sqe128) && !reads_shared_structure(f, s, c))
 			break;
 		f->retries++;
 	}
@@ -1676,6 +1687,16 @@ static void describe(const struct fuzz *f, const struct slot *s, FILE *out)
 		for (i = 0; i < min64(c->cmd.data_len, 8) &&
 			    mem_readable(f, c->cmd.data + 16 * i, 16) == 16; i++)
 			fprintf(out, " {%p, %zu}", iov[i].iov_base, iov[i].iov_len);
+		if (c->cmd.data_len > 8) {
+			uint64_t segs = 0;
+
+			/* what io_uring estimates for a registered buffer */
+			for (i = 0; i < c->cmd.data_len &&
+				    mem_readable(f, c->cmd.data + 16 * i, 16) == 16; i++)
+				segs += (iov[i].iov_len >> 12) + 2;
+			fprintf(out, " ... (%u readable of %u, %" PRIu64 " segments estimated)",
+				i, c->cmd.data_len, segs);
+		}
 		fprintf(out, "\n");
 	}
 	if (type_has_ranges(c->cmd.type) && c->cmd_op == VIRTBLK_URING_CMD_IO &&
