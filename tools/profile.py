@@ -194,6 +194,13 @@ def read_boot(directory):
     return windows, sizes, symbols, runs, done["seconds"]
 
 
+def over_both(short, long_, event, n):
+    """A wait's entries per I/O over both windows of a run (n and 2n I/Os):
+    a difference of the two counts falls below zero when the shorter
+    window stalled once."""
+    return (short[event] + long_[event]) / (3 * n)
+
+
 def load_boot(directory):
     """One record per run: its windows (for the fit) and its counts per I/O,
     the second window less the first."""
@@ -208,10 +215,8 @@ def load_boot(directory):
             "raw": (pair[1].total(CPU) - pair[0].total(CPU)) / n,
             "both": sum(pair[1].total(v) - pair[0].total(v) for v in range(pair[0].vcpus())) / n,
             "symbols": {k: (li[k] - si[k]) / n for k in set(li) | set(si)},
-            # waits per I/O over both windows: a difference of two counts
-            # of waiting can fall below zero when one window stalled once
-            "schedule": (le["__schedule"] + se["__schedule"]) / (3 * n),
-            "polls": (le[poll_symbol(point[4])] + se[poll_symbol(point[4])]) / (3 * n),
+            "schedule": over_both(se, le, "__schedule", n),
+            "polls": over_both(se, le, poll_symbol(point[4]), n),
             "enters": (le[ENTER] - se[ENTER]) / n,
             "windows": [{"ios": ios,
                          "y": sum(c for k, c in insns.items() if not SLOWPATH.search(k)),
@@ -367,7 +372,8 @@ def report(summary, fits, repeats, minutes):
     text = [f"# make profile\n\nGuest instructions per 4 KiB I/O on the load's vCPU, "
             f"timing-free (method: tools/profile.py, tools/insn_fit.py), mean of "
             f"{len(fits)} boots, each the median of {repeats} runs; raw counts (the longer "
-            f"window less the shorter) and waits per I/O (over both windows) beside them.  The boots took {minutes:.1f} min.\n", table(summary),
+            f"window less the shorter) and waits per I/O (over both windows) beside them.  "
+            f"The boots took {minutes:.1f} min.\n", table(summary),
             "\n## Do two boots agree?\n", agreement(summary),
             "\n## The fit\n", fit_table(fits),
             "\n## What the method cannot see\n", BLIND_SPOTS]
