@@ -27,7 +27,7 @@ Raw counts depend on timing; the timing-free figure removes it:
     sleeps, wake-ups and idle halts (__schedule, do_idle,
     default_idle_call), in polled mode io_uring's passes over its poll list
     and the driver's polls, found or not (io_do_iopoll, and virtblk_poll or,
-    direct, virtblk_chr_uring_cmd_iopoll), and
+    direct, virtblk_pt_poll), and
     in both timer interrupts (hrtimer_interrupt).  tools/insn_fit.py fits
     their cost over every window of a path and mode and evaluates each point
     at a canonical wait: per io_uring_enter one sleep and one wake-up with
@@ -73,7 +73,7 @@ SLOWPATH = re.compile(r"queued_(spin|read|write)_lock_slowpath$")
 # driver poll (virtblk_poll).  Timer interrupts (hrtimer_interrupt) come
 # with time, not with I/O: none in a canonical wait.  NOPs only see ticks.
 TICK = "hrtimer_interrupt"
-POLL = {"direct": "virtblk_chr_uring_cmd_iopoll"}   # the driver's poll; else virtblk_poll
+POLL = {"direct": "virtblk_pt_poll"}   # the driver's poll; else virtblk_poll
 
 
 def poll_symbol(path):
