@@ -63,7 +63,7 @@ def counts(point, symbol):
     (None: vmlinux) and the runs found."""
     per_io, runs, module = collections.Counter(), 0, None
     for directory in boots():
-        windows, sizes, symbols, done, _ = read_boot(directory)
+        windows, sizes, symbols, done, _, _ = read_boot(directory)
         start, end = locate(symbol, symbols)
         module = symbols.modules.get(symbol)
         for i, run in enumerate(done):

@@ -72,13 +72,19 @@ class Fio:
 
     name = "fio"
 
-    def command(self, side, write_pct, depth, polled, runtime):
+    @staticmethod
+    def job(side, write_pct, depth, polled, cpu=CPU):
+        """A point's job; make bench times it, make profile counts it."""
         rw = "randwrite" if write_pct else "randread"
         engine = ("--ioengine=io_uring --direct=1 --filename=" + BLOCK if side == "block"
                   else "--ioengine=io_uring_cmd --cmd_type=vblk --filename=" + DEVICE[side])
         return (f"fio --name=bench {engine} --rw={rw} --bs={BS} --iodepth={depth} "
-                f"--hipri={int(polled)} --cpus_allowed={CPU} --time_based --runtime={runtime} "
+                f"--hipri={int(polled)} --cpus_allowed={cpu} "
                 f"--norandommap --randrepeat=0 --output-format=json")
+
+    def command(self, side, write_pct, depth, polled, runtime):
+        return (f"{self.job(side, write_pct, depth, polled)} "
+                f"--time_based --runtime={runtime}")
 
     def parse(self, output):
         job = json.loads(output[output.index("{"):])["jobs"][0]

@@ -110,3 +110,15 @@ def by_address(window, sizes, start, end, vcpu):
         if start <= addr < end:
             counts[addr] += count
     return counts
+
+
+def over_both(short, long_, event, n):
+    """A wait's entries per I/O over both windows of a run (n and 2n I/Os):
+    a difference of the two counts falls below zero when the shorter
+    window stalled once."""
+    return (short[event] + long_[event]) / (3 * n)
+
+
+def waits(per_io):
+    """Events per I/O, differences of counts: no "-0.00"."""
+    return f"{0.0 if abs(per_io) < 0.005 else per_io:.2f}"

@@ -33,7 +33,9 @@ Raw counts depend on timing; the timing-free figure removes it:
     at a canonical wait: per io_uring_enter one sleep and one wake-up with
     one halt, or one pass and one driver poll; no timer tick.  NOPs complete
     inline: only their ticks are fitted out.
-The figures of the two boots are printed with their spread.
+The figures of the two boots are printed with their spread.  Then each
+boot runs make bench's fio job on the node, the direct node and the block
+device, counted as tools/fio_profile.py says: what fio's IOPS can show.
 
 usage: tools/profile.py [--quick [--fixed]] [--repeats R] [--boots B] [--out DIR] [--reuse]
 """
@@ -48,10 +50,12 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fio_profile  # noqa: E402
 import guest_setup  # noqa: E402
 import vm  # noqa: E402
 from insn_fit import fit_group  # noqa: E402
-from insns import IO_URING_ENTER as ENTER, Symbols, by_symbol, read_windows  # noqa: E402
+from insns import (IO_URING_ENTER as ENTER, Symbols, by_symbol, over_both,  # noqa: E402
+                   read_windows, waits)
 
 OPS = (("read", 0), ("write", 100))
 DEPTHS = (1, 32)
@@ -153,9 +157,10 @@ def command(point, ios):
 
 def run_boot(boot, quick, fixed, repeats):
     """Boot number boot: run every point repeats times (alternating the
-    points); leave insns.txt, the module symbols and the runs' points in the
-    guest's directory, boot_dir(boot), which is returned."""
-    runs, started = [], time.monotonic()
+    points), then, unless quick, fio's (tools/fio_profile.py); leave
+    insns.txt, the module symbols and the runs' points in the guest's
+    directory, boot_dir(boot), which is returned."""
+    runs, fio_runs, started = [], [], time.monotonic()
     with guest_setup.boot(BOOT_NAME.format(boot), count_insns=True) as guest:
         guest_setup.load(guest)
         guest.output("echo none > /sys/block/vda/queue/scheduler; "
@@ -167,10 +172,16 @@ def run_boot(boot, quick, fixed, repeats):
                 for ios in (n, 2 * n):
                     guest.output(command(point, ios))
                 runs.append(point)
+        for _ in range(0 if quick else fio_profile.REPEATS):
+            for point in fio_profile.points():
+                for ios in (fio_profile.N, 2 * fio_profile.N):
+                    guest.output(fio_profile.command(point, ios, CPU), timeout=600)
+                fio_runs.append(point)
         with open(os.path.join(guest.dir, "modules.txt"), "w") as f:
             f.write(modules)
         with open(os.path.join(guest.dir, "runs.json"), "w") as f:
-            json.dump({"runs": runs, "seconds": time.monotonic() - started}, f)
+            json.dump({"runs": runs, "fio": fio_runs,
+                       "seconds": time.monotonic() - started}, f)
         return guest.dir
 
 
@@ -180,8 +191,9 @@ def boot_dir(boot):
 
 
 def read_boot(directory):
-    """A boot's windows (two per run), their blocks' instruction sizes, the
-    kernel's symbols, the runs' points and the seconds the boot took."""
+    """A boot's windows (two per run, fio's runs last), their blocks'
+    instruction sizes, the kernel's symbols, the runs' points, fio's runs'
+    points and the seconds the boot took."""
     windows, sizes = read_windows(os.path.join(directory, "insns.txt"))
     with open(vm.SYSTEM_MAP) as f, \
             open(os.path.join(directory, "modules.txt")) as g:
@@ -189,22 +201,17 @@ def read_boot(directory):
     with open(os.path.join(directory, "runs.json")) as f:
         done = json.load(f)
     runs = [tuple(p) for p in done["runs"]]
-    if len(windows) != 2 * len(runs):
-        raise SystemExit(f"{directory}: {len(windows)} windows for {len(runs)} runs")
-    return windows, sizes, symbols, runs, done["seconds"]
-
-
-def over_both(short, long_, event, n):
-    """A wait's entries per I/O over both windows of a run (n and 2n I/Os):
-    a difference of the two counts falls below zero when the shorter
-    window stalled once."""
-    return (short[event] + long_[event]) / (3 * n)
+    fio_runs = [tuple(p) for p in done.get("fio", [])]
+    if len(windows) != 2 * (len(runs) + len(fio_runs)):
+        raise SystemExit(f"{directory}: {len(windows)} windows for "
+                         f"{len(runs) + len(fio_runs)} runs")
+    return windows, sizes, symbols, runs, fio_runs, done["seconds"]
 
 
 def load_boot(directory):
     """One record per run: its windows (for the fit) and its counts per I/O,
-    the second window less the first."""
-    windows, sizes, symbols, runs, seconds = read_boot(directory)
+    the second window less the first; fio's runs' records apart."""
+    windows, sizes, symbols, runs, fio_runs, seconds = read_boot(directory)
     records = []
     for i, point in enumerate(runs):
         pair, n = (windows[2 * i], windows[2 * i + 1]), window_ios(point)
@@ -223,7 +230,9 @@ def load_boot(directory):
                          "events": {e: entries[e] for e in events(point[4], point[2])},
                          "enters": entries[ENTER]}
                         for ios, (insns, entries) in zip((n, 2 * n), counted)]})
-    return records, seconds
+    fio = fio_profile.records(windows[2 * len(runs):], sizes, symbols, fio_runs, CPU,
+                              poll_symbol)
+    return records, fio, seconds
 
 
 def fit(records):
@@ -274,11 +283,6 @@ def combine(boots):
                 syms[k] += v / len(each)
         out[point]["symbols"] = dict(sorted(syms.items(), key=lambda kv: (-kv[1], kv[0])))
     return out
-
-
-def waits(per_io):
-    """Events per I/O, differences of counts: no "-0.00"."""
-    return f"{0.0 if abs(per_io) < 0.005 else per_io:.2f}"
 
 
 SIDES = ("node", "direct", "block")     # the paths a row compares, NOP apart
@@ -368,7 +372,17 @@ def fit_table(fits):
     return "\n".join(lines)
 
 
-def report(summary, fits, repeats, minutes):
+FIO_SECTION = """\
+make bench's fio job (tools/bench.py) counted the same way, reads, plain
+buffers, raw counts per I/O on the load's vCPU, mean of the boots' medians
+of {repeats} runs (tools/fio_profile.py says why not timing-free).  fio's
+own instructions are as many on every path: they narrow the ratio that
+the kernel's make, and the inverse of a ratio here is the IOPS ratio that
+fio can show when the vCPU is the bottleneck.
+"""
+
+
+def report(summary, fits, repeats, minutes, fio=None):
     text = [f"# make profile\n\nGuest instructions per 4 KiB I/O on the load's vCPU, "
             f"timing-free (method: tools/profile.py, tools/insn_fit.py), mean of "
             f"{len(fits)} boots, each the median of {repeats} runs; raw counts (the longer "
@@ -377,6 +391,9 @@ def report(summary, fits, repeats, minutes):
             "\n## Do two boots agree?\n", agreement(summary),
             "\n## The fit\n", fit_table(fits),
             "\n## What the method cannot see\n", BLIND_SPOTS]
+    if fio:
+        text += ["\n## fio: what make bench's fio column costs\n",
+                 FIO_SECTION.format(repeats=fio_profile.REPEATS), fio_profile.table(fio)]
     for point in summary:
         if point[4] != "node":
             continue
@@ -391,7 +408,8 @@ def report(summary, fits, repeats, minutes):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="reads, plain buffers only")
+    parser.add_argument("--quick", action="store_true",
+                        help="reads, plain buffers only; no fio")
     parser.add_argument("--fixed", action="store_true",
                         help="with --quick: registered buffers too")
     parser.add_argument("--repeats", type=int, default=5)
@@ -402,20 +420,23 @@ def main():
     args = parser.parse_args()
     dirs = [boot_dir(b) if args.reuse else run_boot(b, args.quick, args.fixed, args.repeats)
             for b in range(args.boots)]
-    summaries, fits, seconds = [], [], 0
+    summaries, fits, fio, seconds = [], [], [], 0
     for d in dirs:
-        records, took = load_boot(d)
+        records, fio_records, took = load_boot(d)
+        fio.append(fio_records)
         seconds += took
         fits.append(fit(records))
         summaries.append(summarize(records))
     repeats = len(records) // len(summaries[-1])
     summary = combine(summaries)
+    fio = fio_profile.summarize(fio) if all(fio) else None
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "profile.json"), "w") as f:
         json.dump({"fits": fits,
-                   "summary": {" ".join(map(str, k)): v for k, v in summary.items()}},
+                   "summary": {" ".join(map(str, k)): v for k, v in summary.items()},
+                   "fio": {" ".join(map(str, k)): v for k, v in (fio or {}).items()}},
                   f, indent=1)
-    md = report(summary, fits, repeats, seconds / 60)
+    md = report(summary, fits, repeats, seconds / 60, fio)
     with open(os.path.join(args.out, "profile.md"), "w") as f:
         f.write(md)
     print(md)
