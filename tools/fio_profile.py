@@ -9,10 +9,10 @@ set-up does not depend on the number of I/Os.  A run is two windows, of N
 and 2N I/Os (--number_ios); their difference divided by N is the cost of
 one I/O, split into fio's user space and the kernel.
 
-Raw counts only: fio enters io_uring once to submit and again to wait,
-both at every depth, so the canonical wait of t/io_uring-vblk's timing-free
-figure (one per io_uring_enter) does not describe it; sleeps and polls per
-I/O stand beside the counts instead.  fio's own instructions are as many
+Raw counts only: fio enters io_uring once per I/O to submit and, at QD1,
+once more to wait, so the canonical wait of t/io_uring-vblk's timing-free
+figure (one per io_uring_enter) does not describe it; sleeps, polls and
+io_uring_enter calls per I/O stand beside the counts instead.  fio's own instructions are as many
 on every path within a few dozen, so they narrow the gap between the paths
 that the kernel's instructions make: the IOPS ratio they allow is the
 inverse of the ratio of the counts.
