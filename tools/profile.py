@@ -420,16 +420,16 @@ def main():
     args = parser.parse_args()
     dirs = [boot_dir(b) if args.reuse else run_boot(b, args.quick, args.fixed, args.repeats)
             for b in range(args.boots)]
-    summaries, fits, fio, seconds = [], [], [], 0
+    summaries, fits, fio_boots, seconds = [], [], [], 0
     for d in dirs:
         records, fio_records, took = load_boot(d)
-        fio.append(fio_records)
+        fio_boots.append(fio_records)
         seconds += took
         fits.append(fit(records))
         summaries.append(summarize(records))
     repeats = len(records) // len(summaries[-1])
     summary = combine(summaries)
-    fio = fio_profile.summarize(fio) if all(fio) else None
+    fio = fio_profile.summarize(fio_boots) if all(fio_boots) else None
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "profile.json"), "w") as f:
         json.dump({"fits": fits,
