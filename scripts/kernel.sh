@@ -28,7 +28,8 @@ configure() {
 			echo "config: $opt=$want requested, got '${got:-nothing}'" >&2
 			bad=1
 		fi
-	done < <(cat "${FRAGMENTS[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=')
+	# as in merge_config.sh, a later fragment's value overrides an earlier one
+	done < <(cat "${FRAGMENTS[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=' | tac | awk -F= '!seen[$1]++')
 	[ $bad -eq 0 ] || die "kernel config fragment did not apply (see above)"
 	cat "${FRAGMENTS[@]}" >"$KOBJ/.vblk-fragment"
 }
