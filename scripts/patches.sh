@@ -12,9 +12,12 @@ case "${1:-kernel}" in
 kernel)
 	tree=$KSRC base=$BASE_TAG dir=$PATCHES out=$BUILD/patches prefix=(-v2)
 	[ -d "$tree/.git" ] || die "no kernel tree: run make src"
-	# get_maintainer.pl does not name the io-uring list for drivers/block
+	# get_maintainer.pl does not name the io-uring list for drivers/block;
+	# --no-fixes: the base is one commit without history, so the signers
+	# of a Fixes: commit cannot be looked up (git fails on its hash)
 	mapfile -t addresses < <(cd "$KSRC" && scripts/get_maintainer.pl --no-rolestats \
-		--no-git --no-git-fallback --no-multiline $(series_patches "$PATCHES" | sed "s|^|$PATCHES/|") |
+		--no-git --no-git-fallback --no-fixes --no-multiline \
+		$(series_patches "$PATCHES" | sed "s|^|$PATCHES/|") |
 		tr ',' '\n' | sed 's/^ *//' | grep .)
 	[ ${#addresses[@]} -gt 0 ] || die "get_maintainer.pl named nobody"
 	args=(--to=linux-block@vger.kernel.org)
