@@ -52,10 +52,11 @@ def records(windows, sizes, symbols, runs, cpu, poll_symbol):
     out = []
     for i, point in enumerate(runs):
         short, long_ = windows[2 * i], windows[2 * i + 1]
-        (_, se), (_, le) = (by_symbol(w, sizes, symbols, cpu) for w in (short, long_))
+        (si, se), (li, le) = (by_symbol(w, sizes, symbols, cpu) for w in (short, long_))
         out.append({
             "point": point,
             "raw": (long_.total(cpu) - short.total(cpu)) / N,
+            "symbols": {k: (li[k] - si[k]) / N for k in set(li) | set(si)},
             "user": (long_.total(cpu, kernel=False) - short.total(cpu, kernel=False)) / N,
             "schedule": over_both(se, le, "__schedule", N),
             "polls": over_both(se, le, poll_symbol(point[2]), N),
@@ -64,16 +65,21 @@ def records(windows, sizes, symbols, runs, cpu, poll_symbol):
 
 
 def summarize(boots):
-    """Per point: the median of each boot's runs, the mean over the boots."""
+    """Per point: the median of each boot's runs, the mean over the boots;
+    each symbol's mean count per I/O over every run."""
     out = {}
     for point in points():
-        per_boot = []
+        per_boot, syms = [], collections.Counter()
         for recs in boots:
             rs = [r for r in recs if tuple(r["point"]) == point]
             per_boot.append({k: statistics.median(r[k] for r in rs)
                              for k in ("raw", "user", "schedule", "polls", "enters")})
+            for r in rs:
+                for k, v in r["symbols"].items():
+                    syms[k] += v / len(rs) / len(boots)
         out[point] = {k: statistics.fmean(b[k] for b in per_boot) for k in per_boot[0]}
         out[point]["boots"] = [b["raw"] for b in per_boot]
+        out[point]["symbols"] = dict(sorted(syms.items(), key=lambda kv: (-kv[1], kv[0])))
     return out
 
 

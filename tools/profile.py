@@ -340,17 +340,33 @@ def agreement(summary):
     return "\n".join(lines)
 
 
-def differences(summary, point, side):
-    """What only one side pays at a point, against the block device: the
-    biggest differences."""
-    node = summary[point + (side,)]["symbols"]
-    block = summary[point + ("block",)]["symbols"]
-    diff = {k: node.get(k, 0) - block.get(k, 0) for k in set(node) | set(block)}
+def differences(ours, theirs, we, they):
+    """The symbols whose counts per I/O differ most between two runs."""
+    diff = {k: ours.get(k, 0) - theirs.get(k, 0) for k in set(ours) | set(theirs)}
     rows = sorted(diff.items(), key=lambda kv: (-abs(kv[1]), kv[0]))[:TOP]
-    lines = [f"| symbol | {side} | block | {side} - block |", "| --- | --- | --- | --- |"]
-    lines += [f"| {k} | {node.get(k, 0):.0f} | {block.get(k, 0):.0f} | {v:+.0f} |"
+    lines = [f"| symbol | {we} | {they} | {we} - {they} |", "| --- | --- | --- | --- |"]
+    lines += [f"| {k} | {ours.get(k, 0):.0f} | {theirs.get(k, 0):.0f} | {v:+.0f} |"
               for k, v in rows]
     return "\n".join(lines)
+
+
+def fio_differences(summary, fio):
+    """Per fio point: what the node pays that the block device does not,
+    and what fio's way of entering io_uring costs each of them over
+    t/io_uring-vblk's run of the same point (reads, plain buffers)."""
+    text = []
+    for (depth, mode, path), counted in fio.items():
+        if path != "node":
+            continue
+        name = f"fio {depth} {mode}"
+        block = fio[depth, mode, "block"]["symbols"]
+        text += [f"\n### {name}: node against block device\n",
+                 differences(counted["symbols"], block, "node", "block")]
+        for side, symbols in (("node", counted["symbols"]), ("block", block)):
+            ours = summary["read", depth, mode, "plain", side]["symbols"]
+            text += [f"\n### {name}: fio against t/io_uring-vblk, {side}\n",
+                     differences(symbols, ours, "fio", "t/io_uring-vblk")]
+    return text
 
 
 def top(summary, point):
@@ -378,7 +394,10 @@ buffers, raw counts per I/O on the load's vCPU, mean of the boots' medians
 of {repeats} runs (tools/fio_profile.py says why not timing-free).  fio's
 own instructions are as many on every path: they narrow the ratio that
 the kernel's make, and the inverse of a ratio here is the IOPS ratio that
-fio can show when the vCPU is the bottleneck.
+fio can show when the vCPU is the bottleneck.  Below the table, per point,
+the symbols where the node and the block device differ under fio, and
+what fio's way of entering io_uring costs each path over t/io_uring-vblk's
+run of the same point (raw counts per I/O, means over the runs).
 """
 
 
@@ -394,15 +413,17 @@ def report(summary, fits, repeats, minutes, fio=None):
     if fio:
         text += ["\n## fio: what make bench's fio column costs\n",
                  FIO_SECTION.format(repeats=fio_profile.REPEATS), fio_profile.table(fio)]
+        text += fio_differences(summary, fio)
     for point in summary:
         if point[4] != "node":
             continue
         name = " ".join(map(str, point[:4]))
         text += [f"\n## {name}: top {TOP} symbols (raw instructions per I/O)\n",
                  top(summary, point[:4])]
+        block = summary[point[:4] + ("block",)]["symbols"]
         for side in SIDES[:2]:
             text += [f"\n### {name}: {side} against block device\n",
-                     differences(summary, point[:4], side)]
+                     differences(summary[point[:4] + (side,)]["symbols"], block, side, "block")]
     return "\n".join(text) + "\n"
 
 
