@@ -5,7 +5,7 @@ device, counted by tools/insn-plugin.c, split by kernel symbol.
 Two boots of one guest (TCG, 2 vCPUs, scheduler none) each run every
 point, alternating them, 5 times: 4 KiB random reads and writes, QD 1 and
 32, interrupt and polled, plain and registered buffers, the node (-u1)
-against the block device (-u0, O_DIRECT), and the same loop with
+against the block device (-u0, O_DIRECT, O_NOATIME), and the same loop with
 IORING_OP_NOP (-N1, the floor), in the guest of tools/guest_setup.py:
 vda's node goes through blk-mq ("node"), vdb's drives virtqueues of its
 own ("direct").  The floor is the NOP's figure plus one virtqueue round trip: what
