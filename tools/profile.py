@@ -363,9 +363,9 @@ def fio_differences(summary, fio):
         text += [f"\n### {name}: node against block device\n",
                  differences(counted["symbols"], block, "node", "block")]
         for side, symbols in (("node", counted["symbols"]), ("block", block)):
-            ours = summary["read", depth, mode, "plain", side]["symbols"]
+            batched = summary["read", depth, mode, "plain", side]["symbols"]
             text += [f"\n### {name}: fio against t/io_uring-vblk, {side}\n",
-                     differences(symbols, ours, "fio", "t/io_uring-vblk")]
+                     differences(symbols, batched, "fio", "t/io_uring-vblk")]
     return text
 
 
