@@ -22,7 +22,7 @@ import collections
 import statistics
 
 from bench import Fio
-from insns import IO_URING_ENTER as ENTER, by_symbol, over_both, waits
+from insns import IO_URING_ENTER as ENTER, by_symbol, mean_symbols, over_both, waits
 
 DEPTHS = (1, 32)
 MODES = ("irq", "polled")
@@ -69,17 +69,15 @@ def summarize(boots):
     each symbol's mean count per I/O over every run."""
     out = {}
     for point in points():
-        per_boot, syms = [], collections.Counter()
+        per_boot, symbols = [], []
         for recs in boots:
             rs = [r for r in recs if tuple(r["point"]) == point]
             per_boot.append({k: statistics.median(r[k] for r in rs)
                              for k in ("raw", "user", "schedule", "polls", "enters")})
-            for r in rs:
-                for k, v in r["symbols"].items():
-                    syms[k] += v / len(rs) / len(boots)
+            symbols.append(mean_symbols(r["symbols"] for r in rs))
         out[point] = {k: statistics.fmean(b[k] for b in per_boot) for k in per_boot[0]}
         out[point]["boots"] = [b["raw"] for b in per_boot]
-        out[point]["symbols"] = dict(sorted(syms.items(), key=lambda kv: (-kv[1], kv[0])))
+        out[point]["symbols"] = mean_symbols(symbols)
     return out
 
 

@@ -119,6 +119,17 @@ def over_both(short, long_, event, n):
     return (short[event] + long_[event]) / (3 * n)
 
 
+def mean_symbols(tables):
+    """Each symbol's mean count over tables of counts per I/O (a symbol
+    absent from a table counts 0 there), biggest first."""
+    tables = list(tables)
+    total = collections.Counter()
+    for table in tables:
+        for k, v in table.items():
+            total[k] += v / len(tables)
+    return dict(sorted(total.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def waits(per_io):
     """Events per I/O, differences of counts: no "-0.00"."""
     return f"{0.0 if abs(per_io) < 0.005 else per_io:.2f}"

@@ -54,8 +54,8 @@ import fio_profile  # noqa: E402
 import guest_setup  # noqa: E402
 import vm  # noqa: E402
 from insn_fit import fit_group  # noqa: E402
-from insns import (IO_URING_ENTER as ENTER, Symbols, by_symbol, over_both,  # noqa: E402
-                   read_windows, waits)
+from insns import (IO_URING_ENTER as ENTER, Symbols, by_symbol,  # noqa: E402
+                   mean_symbols, over_both, read_windows, waits)
 
 OPS = (("read", 0), ("write", 100))
 DEPTHS = (1, 32)
@@ -257,13 +257,9 @@ def summarize(records):
         by_point[r["point"]].append(r)
     out = {}
     for point, rs in by_point.items():
-        syms = collections.Counter()
-        for r in rs:
-            for k, v in r["symbols"].items():
-                syms[k] += v / len(rs)
         out[point] = {k: statistics.median(r[k] for r in rs)
                       for k in ("free", "raw", "both", "schedule", "polls", "enters")}
-        out[point]["symbols"] = syms
+        out[point]["symbols"] = mean_symbols(r["symbols"] for r in rs)
     return out
 
 
@@ -277,11 +273,7 @@ def combine(boots):
         out[point] = {k: statistics.fmean(s[k] for s in each) for k in each[0] if k != "symbols"}
         out[point]["boots"] = free
         out[point]["spread"] = (max(free) - min(free)) / abs(statistics.fmean(free))
-        syms = collections.Counter()
-        for s in each:
-            for k, v in s["symbols"].items():
-                syms[k] += v / len(each)
-        out[point]["symbols"] = dict(sorted(syms.items(), key=lambda kv: (-kv[1], kv[0])))
+        out[point]["symbols"] = mean_symbols(s["symbols"] for s in each)
     return out
 
 
