@@ -9,6 +9,7 @@
 
 #include <liburing.h>
 #include <linux/virtio_blk.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,15 +134,31 @@ static inline int vblk_ring_init(struct io_uring *ring, unsigned int depth,
 	return io_uring_queue_init_params(depth, ring, &p);
 }
 
+/*
+ * Write every byte of the SQE once, as liburing's io_uring_prep_rw() does
+ * for a read: clearing all 128 bytes first and copying the command in
+ * after cost t/io_uring-vblk 45 more instructions per I/O (make profile).
+ */
 static inline void vblk_fill_cmd(struct io_uring_sqe *sqe, int big, uint8_t opcode,
 				 int fd, uint32_t cmd_op,
 				 const struct virtblk_uring_cmd *cmd)
 {
-	memset(sqe, 0, big ? 128 : 64);
-	sqe->opcode = opcode;
-	sqe->fd = fd;
-	sqe->cmd_op = cmd_op;
-	memcpy(sqe->cmd, cmd, big ? sizeof(*cmd) : 16);
+	/* Not sqe->cmd: the compiler takes that for the 16 bytes of a small SQE */
+	uint8_t *area = (uint8_t *)sqe + offsetof(struct io_uring_sqe, cmd);
+
+	*sqe = (struct io_uring_sqe){
+		.opcode = opcode,
+		.fd = fd,
+		.cmd_op = cmd_op,
+	};
+	if (!big) {
+		memcpy(area, cmd, 16);
+		return;
+	}
+	memcpy(area, cmd, sizeof(*cmd));
+	/* The rest of the second 64 bytes, after the command */
+	memset(area + sizeof(*cmd), 0,
+	       2 * sizeof(*sqe) - offsetof(struct io_uring_sqe, cmd) - sizeof(*cmd));
 }
 
 /*
