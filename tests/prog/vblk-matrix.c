@@ -6,7 +6,10 @@
  * in the spirit of liburing's io_uring_passthrough test.  Each case puts a
  * queue depth from 1 to 64 of commands in flight at once, with sizes from
  * one logical block up to the largest transfer at random aligned offsets,
- * each command in a slot of its own.  Writes through the character node
+ * each command in a slot of its own, its data (unless vectored) starting
+ * anywhere in the first two pages of its buffer that the DMA alignment
+ * allows: a registered buffer's slice then begins inside a page and past
+ * its first bio_vec.  Writes through the character node
  * are read back through the block device (O_DIRECT); reads through the node
  * find what was written through the block device.  Every write is listed
  * as "W OFFSET LEN SEED" so that the host can find it in its image file.
@@ -27,9 +30,12 @@
 
 #define MAX_DEPTH	64
 #define MAX_IOV		8
+/* Room before a command's data in its buffer */
+#define HEADROOM	8192
 
 struct io {
-	char *buf;
+	char *base;		/* the buffer, registered whole */
+	char *buf;		/* the command's data in it */
 	uint64_t off;
 	size_t len;
 	uint64_t seed;
@@ -78,6 +84,16 @@ static void plan_io(struct io *io, unsigned int case_nr, unsigned int i, bool ve
 	io->off = region_start + (case_nr * MAX_DEPTH + i) * slot +
 		  disk.lbs * rnd((slot - io->len) / disk.lbs + 1);
 	io->seed = ((uint64_t)case_nr << 32) | (i + 1);
+	/*
+	 * A largest transfer moves by whole pages only: a page more would be
+	 * a segment more than the disk has.  Vectored data stays put, its
+	 * split counts pages from the buffer's start.
+	 */
+	io->buf = io->base;
+	if (!vec && io->len + 4096 <= disk.max_transfer)
+		io->buf += disk.dma_align * rnd(HEADROOM / disk.dma_align);
+	else if (!vec)
+		io->buf += 4096 * rnd(HEADROOM / 4096);
 
 	io->nr_iov = 1;
 	io->iov[0] = (struct iovec){ io->buf, io->len };
@@ -106,9 +122,20 @@ static void plan_io(struct io *io, unsigned int case_nr, unsigned int i, bool ve
 
 static int fail(const char *name, const char *what, const struct io *io, long detail)
 {
-	printf("FAIL %s: %s (offset %" PRIu64 ", length %zu, %ld)\n",
-	       name, what, io->off, io->len, detail);
+	printf("FAIL %s: %s (offset %" PRIu64 ", length %zu, at %td of its buffer, %ld)\n",
+	       name, what, io->off, io->len, io->buf - io->base, detail);
 	return 1;
+}
+
+/* The first byte of a read's buffer outside its data that is not 0x5a, or -1 */
+static long outside_data(const struct io *io)
+{
+	size_t i, start = io->buf - io->base, end = start + io->len;
+
+	for (i = 0; i < disk.max_transfer + HEADROOM; i++)
+		if ((i < start || i >= end) && io->base[i] != 0x5a)
+			return i;
+	return -1;
 }
 
 static int run_case(unsigned int case_nr, int op, int bufk, int ringk, int sub, const char *name)
@@ -137,9 +164,9 @@ static int run_case(unsigned int case_nr, int op, int bufk, int ringk, int sub, 
 			/* the data to find comes through the block device */
 			if (pwrite(bfd, io->buf, io->len, io->off) != (ssize_t)io->len)
 				return fail(name, "block device write", io, errno);
-			memset(io->buf, 0x5a, io->len);
+			memset(io->base, 0x5a, disk.max_transfer + HEADROOM);
 		}
-		reg[i] = (struct iovec){ io->buf, disk.max_transfer };
+		reg[i] = (struct iovec){ io->base, disk.max_transfer + HEADROOM };
 	}
 	if (bufk == BUF_FIXED) {
 		ret = io_uring_register_buffers(&ring, reg, depth);
@@ -201,6 +228,10 @@ static int run_case(unsigned int case_nr, int op, int bufk, int ringk, int sub, 
 		bad = pattern_check(data, io->seed, io->off, io->len);
 		if (bad >= 0)
 			return fail(name, "data mismatch at byte", io, bad);
+		/* a read into the wrong page of its buffer lands outside its data */
+		bad = op == OP_READ ? outside_data(io) : -1;
+		if (bad >= 0)
+			return fail(name, "read wrote outside its data, at byte", io, bad);
 	}
 	printf("ok %s depth=%u\n", name, depth);
 	return 0;
@@ -244,7 +275,7 @@ int main(int argc, char **argv)
 		return VBLK_EXIT_USAGE;
 	}
 	for (i = 0; i < MAX_DEPTH; i++)
-		if (posix_memalign((void **)&ios[i].buf, 4096, disk.max_transfer))
+		if (posix_memalign((void **)&ios[i].base, 4096, disk.max_transfer + HEADROOM))
 			return VBLK_EXIT_USAGE;
 	if (posix_memalign((void **)&scratch, 4096, disk.max_transfer))
 		return VBLK_EXIT_USAGE;
