@@ -32,6 +32,8 @@
 #define MAX_IOV		8
 /* Room before a command's data in its buffer */
 #define HEADROOM	8192
+/* What a read's buffer holds before the read */
+#define FILL		0x5a
 
 struct io {
 	char *base;		/* the buffer, registered whole */
@@ -89,11 +91,8 @@ static void plan_io(struct io *io, unsigned int case_nr, unsigned int i, bool ve
 	 * a segment more than the disk has.  Vectored data stays put, its
 	 * split counts pages from the buffer's start.
 	 */
-	io->buf = io->base;
-	if (!vec && io->len + 4096 <= disk.max_transfer)
-		io->buf += disk.dma_align * rnd(HEADROOM / disk.dma_align);
-	else if (!vec)
-		io->buf += 4096 * rnd(HEADROOM / 4096);
+	unit = io->len + 4096 <= disk.max_transfer ? disk.dma_align : 4096;
+	io->buf = io->base + (vec ? 0 : unit * rnd(HEADROOM / unit));
 
 	io->nr_iov = 1;
 	io->iov[0] = (struct iovec){ io->buf, io->len };
@@ -127,13 +126,13 @@ static int fail(const char *name, const char *what, const struct io *io, long de
 	return 1;
 }
 
-/* The first byte of a read's buffer outside its data that is not 0x5a, or -1 */
+/* The first byte of a read's buffer outside its data that is not FILL, or -1 */
 static long outside_data(const struct io *io)
 {
 	size_t i, start = io->buf - io->base, end = start + io->len;
 
 	for (i = 0; i < disk.max_transfer + HEADROOM; i++)
-		if ((i < start || i >= end) && io->base[i] != 0x5a)
+		if ((i < start || i >= end) && io->base[i] != FILL)
 			return i;
 	return -1;
 }
@@ -164,7 +163,7 @@ static int run_case(unsigned int case_nr, int op, int bufk, int ringk, int sub, 
 			/* the data to find comes through the block device */
 			if (pwrite(bfd, io->buf, io->len, io->off) != (ssize_t)io->len)
 				return fail(name, "block device write", io, errno);
-			memset(io->base, 0x5a, disk.max_transfer + HEADROOM);
+			memset(io->base, FILL, disk.max_transfer + HEADROOM);
 		}
 		reg[i] = (struct iovec){ io->base, disk.max_transfer + HEADROOM };
 	}
