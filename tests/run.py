@@ -12,6 +12,9 @@ tests/new NAME writes one from a commented template).  What it declares:
   - CONDITIONS = {"name": (value, ...)}: the runner runs test(t, cond) once
     for each combination, cond being a dict, with a result line each;
   - NODE_MODES: the modes of the node it holds in (vm.MODES: all);
+  - ONCE = True: it checks the series or the host's tools, not the kernel
+    under test, so only the default pass (default kernel, blk-mq mode) runs
+    it and the DEBUG=1 and MODE=direct passes skip it;
   - requires(): a reason to skip, or None;
   - test(t) (or test(t, cond)): the body, which fails by raising (t.expect,
     assert, or any exception from the guest runner) and skips with t.skip()
@@ -148,6 +151,8 @@ def run_one(name, module, cond):
     reason = module.requires() if hasattr(module, "requires") else None
     if vm.MODE not in getattr(module, "NODE_MODES", vm.MODES):
         reason = f"not a test of the {vm.MODE} mode"
+    if getattr(module, "ONCE", False) and (vm.VARIANT or vm.MODE != vm.MODES[0]):
+        reason = "a check of the series or the tools: the default pass runs it"
     if reason:
         return "SKIP", reason
     t = Context(name)

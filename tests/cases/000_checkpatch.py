@@ -1,6 +1,7 @@
 """Every patch of the series is clean under checkpatch.pl --strict."""
 
 QUICK = True
+ONCE = True
 
 
 def test(t):

@@ -2,6 +2,7 @@
 touches with W=1 and sparse, and the UAPI header alone as C and as C++."""
 
 QUICK = True
+ONCE = True
 
 
 def test(t):

@@ -4,6 +4,7 @@ tests run on."""
 
 DESCRIPTION = "make mail writes a mail-ready series"
 QUICK = True
+ONCE = True
 
 
 def test(t):

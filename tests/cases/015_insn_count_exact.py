@@ -10,6 +10,7 @@ from insns import IO_URING_ENTER as ENTER, Symbols, by_symbol, read_windows
 from vm import SYSTEM_MAP, Disk
 
 QUICK = True
+ONCE = True
 
 LOOPS = (100000, 300000)
 NOPS = 500

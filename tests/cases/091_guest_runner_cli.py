@@ -13,6 +13,7 @@ import vm
 from qmp import QMP, QMPError
 
 QUICK = True
+ONCE = True
 
 VM = [sys.executable, os.path.join(vm.TOP, "tools", "vm.py")]
 
