@@ -1,8 +1,9 @@
 """The guest runner reports a hung guest (killed within the command's time
 limit) and a panicking guest as failures, with the console log kept; a
 guest program's exit status 77 makes its case a SKIP, with the program's
-last line as the reason; of the kernel's reports, only the one known
-early-boot report that is not ours (vm.KNOWN_BOOT_REPORT) goes uncounted."""
+last line as the reason; a case marked ONCE runs in the default pass
+only; of the kernel's reports, only the one known early-boot report that
+is not ours (vm.KNOWN_BOOT_REPORT) goes uncounted."""
 
 import os
 import time
@@ -37,6 +38,20 @@ def test(t):
     skipping.test = lambda t: t.guest(vblk=None).output("echo one; echo 'no such thing'; exit 77")
     t.expect_equal(run.run_one("090_harness_failures.skip", skipping, None),
                    ("SKIP", "no such thing"), "a case whose guest program exits 77")
+
+    once = types.ModuleType("once")
+    once.ONCE = True
+    once.test = lambda t: t.expect(False, "a check of the series ran")
+    passes = {"default": ("", vm.MODES[0]), "DEBUG=1": ("debug", vm.MODES[0]),
+              "MODE=direct": ("", "direct")}
+    saved = vm.VARIANT, vm.MODE
+    try:
+        for name, (vm.VARIANT, vm.MODE) in passes.items():
+            verdict = run.run_one("090_harness_failures.once", once, None)[0]
+            t.expect_equal(verdict, "FAIL" if name == "default" else "SKIP",
+                           f"a ONCE case in the {name} pass")
+    finally:
+        vm.VARIANT, vm.MODE = saved
 
     rule = "=" * 66
     known = [rule, "BUG: KASAN: wild-memory-access in do_raw_spin_lock+0x130/0x1de",
