@@ -69,7 +69,7 @@ MODE_CMDLINE = (f"virtio_blk.passthrough_queues={DIRECT_QUEUES} "
 DEBUG_CMDLINE = "rcupdate.rcu_cpu_stall_timeout=300 acpi=noirq" if VARIANT == "debug" else ""
 # What a kernel prints when something is wrong (sanitizers, lockdep, WARN...)
 KERNEL_COMPLAINTS = re.compile(
-    r"BUG:|WARNING:|Oops|general protection fault|KASAN|UBSAN|"
+    r"BUG:|\bBUG [\w.-]+ \(.*\): |WARNING:|Oops|general protection fault|KASAN|UBSAN|"
     r"possible circular locking|possible recursive locking|inconsistent lock state|"
     r"INFO: task .* blocked|detected stalls? on CPU|self-detected stall|unreferenced object|ODEBUG:|"
     r"refcount_t:|list_(add|del) corruption|kernel BUG")
