@@ -50,27 +50,31 @@ uapi_standalone() {
 		g++ -x c++ -std=c++11 -Wall -Wextra -Werror -I"$inc" -o /dev/null "$src"
 }
 
-WORKTREE=$BUILD/bisect
-
-# A second worktree of build/linux, for checks that move from patch to patch.
+# Second worktrees of build/linux, for checks that move from patch to patch:
+# one for the bisect, one for the mail check, so that tests/run.py -j can run
+# those two at once.  Each is one check's at a time: worktree() takes its
+# lock, held until this script exits.
 worktree() {
+	local wt=$1
+	exec 9>"$wt.lock"
+	flock 9
 	# (re)made when missing or left over from a previous build/linux
-	if ! git -C "$WORKTREE" rev-parse -q --verify "$BASE_TAG" >/dev/null 2>&1; then
-		rm -rf "$WORKTREE"
+	if ! git -C "$wt" rev-parse -q --verify "$BASE_TAG" >/dev/null 2>&1; then
+		rm -rf "$wt"
 		ktree_git worktree prune
-		ktree_git worktree add -q --detach "$WORKTREE" "$BASE_TAG"
+		ktree_git worktree add -q --detach "$wt" "$BASE_TAG"
 	fi
 }
 
 bisect() {
-	local wt=$WORKTREE obj=$BUILD/bisect-obj$SUFFIX log=$LOGS/check-bisect.log
+	local wt=$BUILD/bisect obj=$BUILD/bisect-obj$SUFFIX log=$LOGS/check-bisect.log
 	local stamp=$obj/.vblk-bisected key c objs n=0
 	key=$( (series_digest "$PATCHES"; cat "$0" "$TOP/tests/uapi/virtio_blk.c" "$KOBJ/.config") | sha256sum)
 	if [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
 		echo "bisect: the series was checked patch by patch already"
 		return
 	fi
-	worktree
+	worktree "$wt"
 	mkdir -p "$obj"
 	cp "$KOBJ/.config" "$obj/.config"
 	: >"$log"
@@ -96,18 +100,18 @@ bisect() {
 }
 
 mail() {
-	local log=$LOGS/check-mail.log
+	local wt=$BUILD/mail-check log=$LOGS/check-mail.log
 	"$TOP/scripts/patches.sh" kernel >"$log" 2>&1 || { cat "$log"; die "make mail failed"; }
 	local mails
 	mapfile -t mails < <(ls "$BUILD"/patches/*.patch | grep -v -- '-0000-cover-letter\.patch$')
-	worktree
-	git -C "$WORKTREE" checkout -q --detach "$BASE_TAG"
-	if ! git -C "$WORKTREE" am -q "${mails[@]}" >>"$log" 2>&1; then
-		git -C "$WORKTREE" am --abort >/dev/null 2>&1 || true
+	worktree "$wt"
+	git -C "$wt" checkout -q --detach "$BASE_TAG"
+	if ! git -C "$wt" am -q "${mails[@]}" >>"$log" 2>&1; then
+		git -C "$wt" am --abort >/dev/null 2>&1 || true
 		cat "$log"
 		die "the mail-ready series does not apply with git am to the base"
 	fi
-	[ "$(git -C "$WORKTREE" rev-parse 'HEAD^{tree}')" = "$(ktree_git rev-parse 'HEAD^{tree}')" ] ||
+	[ "$(git -C "$wt" rev-parse 'HEAD^{tree}')" = "$(ktree_git rev-parse 'HEAD^{tree}')" ] ||
 		die "the mail-ready series applied to the base differs from build/linux"
 	echo "mail: build/patches applies with git am to the base and gives the tested tree"
 }
