@@ -7,7 +7,8 @@
 #                 DEBUG=1 on the sanitizer kernel (any target that boots)
 #                 MODE=direct: the node on virtqueues of its own, not blk-mq
 #                 QUICK=1: the cases marked QUICK; TESTS="a b": the cases whose
-#                 name contains a or b; EXCLUDE="c": leave those with c out
+#                 name contains a or b; EXCLUDE="c": leave those with c out;
+#                 JOBS=N: N cases at once
 #   make check    checkpatch --strict, sparse and W=1, and a build of every patch
 #   make src      unpack the 7.3 base into build/linux and apply patches/
 #   make export   write build/linux's commits back to patches/
@@ -129,7 +130,8 @@ check: kernel
 	@scripts/check.sh
 
 test: guest
-	@python3 tests/run.py $(if $(QUICK),--quick) $(addprefix -x ,$(EXCLUDE)) $(TESTS)
+	@python3 tests/run.py $(if $(QUICK),--quick) $(if $(JOBS),-j $(JOBS)) \
+		$(addprefix -x ,$(EXCLUDE)) $(TESTS)
 
 # The main job: passthrough vs block device, side by side (QUICK=1: < 10 min),
 # then where the instructions go (make profile)

@@ -21,13 +21,19 @@ tests/new NAME writes one from a commented template).  What it declares:
     or when a guest program it runs with check exits 77.
 The runner owns the guests' set-up and tear-down, the logs and the summary.
 
-usage: tests/run.py [--quick] [-x NAME]... [NAME...]
+usage: tests/run.py [--quick] [-j JOBS] [-x NAME]... [NAME...]
 A NAME matches the cases whose name contains it; -x leaves such cases out.
+With -j JOBS > 1 that many cases run at once, each in a process of its own
+(its own guests, logs and time limit); the result lines keep the cases'
+order.  A guest's boot is mostly one vCPU's work (20-35 s on the debug
+kernel), so with one job a host CPU idles through every boot.
 """
 
 import argparse
 import importlib.util
 import itertools
+import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import subprocess
@@ -182,6 +188,57 @@ def run_one(name, module, cond):
         t.close()
 
 
+def logname(name, label):
+    return f"{name}.{label.replace(',', '.')}" if label else name
+
+
+def timed_run(modules, run):
+    """run_one() of one (name, label, cond), and the seconds it took."""
+    name, label, cond = run
+    started = time.monotonic()
+    verdict, detail = run_one(logname(name, label), modules[name], cond)
+    return verdict, detail, time.monotonic() - started
+
+
+def in_child(modules, run, conn):
+    """A job's process: run one case, send back its result."""
+    try:
+        conn.send(timed_run(modules, run))
+    finally:
+        conn.close()
+
+
+def results(modules, runs, jobs):
+    """timed_run() of each of runs, in their order; with jobs > 1, up to
+    that many at once, each in a forked process."""
+    if jobs <= 1:
+        yield from (timed_run(modules, run) for run in runs)
+        return
+    fork = multiprocessing.get_context("fork")
+    started, running, done, pending = {}, {}, {}, list(enumerate(runs))
+    for i in range(len(runs)):
+        while i not in done:
+            while pending and len(running) < jobs:
+                j, run = pending.pop(0)
+                ours, theirs = fork.Pipe(duplex=False)
+                child = fork.Process(target=in_child, args=(modules, run, theirs))
+                child.start()
+                theirs.close()
+                running[ours] = (j, child)
+                started[j] = time.monotonic()
+            for conn in multiprocessing.connection.wait(list(running)):
+                j, child = running.pop(conn)
+                try:
+                    done[j] = conn.recv()
+                except EOFError:    # it died before it could send its result
+                    child.join()
+                    done[j] = ("FAIL", f"the case's process died (exit status {child.exitcode})",
+                               time.monotonic() - started[j])
+                conn.close()
+                child.join()
+        yield done.pop(i)
+
+
 def selected(modules, wanted, excluded, quick):
     """The names of the cases to run, in order, of {name: module}."""
     for name, module in modules.items():
@@ -199,6 +256,8 @@ def main():
     parser.add_argument("--quick", action="store_true", help="only the cases marked QUICK")
     parser.add_argument("-x", "--exclude", action="append", default=[], metavar="NAME",
                         help="leave out the cases whose name contains NAME (repeatable)")
+    parser.add_argument("-j", "--jobs", type=int, default=1,
+                        help="run this many cases at once [1]")
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help="run only the cases whose name contains a NAME")
     args = parser.parse_args()
@@ -209,22 +268,19 @@ def main():
     counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
     print(f"# guests run under {vm.detect_accel()}; {vm.qemu_version()}; "
           f"{vm.VARIANT or 'default'} kernel; the node in {vm.MODE} mode", flush=True)
-    for name in selected(modules, args.names, args.exclude, args.quick):
-        module = modules[name]
-        for label, cond in conditions(module):
-            logname = f"{name}.{label.replace(',', '.')}" if label else name
-            started = time.monotonic()
-            verdict, detail = run_one(logname, module, cond)
-            counts[verdict] += 1
-            shown = f"{name}[{label}]" if label else name
-            line = f"{verdict} {shown}: {description(module)} ({time.monotonic() - started:.1f}s)"
-            if verdict == "SKIP":
-                line += f": {detail}"
-            print(line, flush=True)
-            if verdict == "FAIL":
-                print("    " + detail.rstrip().replace("\n", "\n    "), flush=True)
-                print(f"    (log: {os.path.relpath(os.path.join(LOGS, logname + '.log'))})",
-                      flush=True)
+    runs = [(name, label, cond) for name in selected(modules, args.names, args.exclude, args.quick)
+            for label, cond in conditions(modules[name])]
+    for (name, label, _), (verdict, detail, seconds) in zip(runs, results(modules, runs, args.jobs)):
+        counts[verdict] += 1
+        shown = f"{name}[{label}]" if label else name
+        line = f"{verdict} {shown}: {description(modules[name])} ({seconds:.1f}s)"
+        if verdict == "SKIP":
+            line += f": {detail}"
+        print(line, flush=True)
+        if verdict == "FAIL":
+            print("    " + detail.rstrip().replace("\n", "\n    "), flush=True)
+            print(f"    (log: {os.path.relpath(os.path.join(LOGS, logname(name, label) + '.log'))})",
+                  flush=True)
     print(f"{counts['PASS']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped")
     return 1 if counts["FAIL"] or not sum(counts.values()) else 0
 

@@ -2,8 +2,9 @@
 limit) and a panicking guest as failures, with the console log kept; a
 guest program's exit status 77 makes its case a SKIP, with the program's
 last line as the reason; a case marked ONCE runs in the default pass
-only; of the kernel's reports, only the one known early-boot report that
-is not ours (vm.KNOWN_BOOT_REPORT) goes uncounted."""
+only; with -j 2 the results keep the cases' order, and a case whose
+process dies is a failure; of the kernel's reports, only the one known
+early-boot report that is not ours (vm.KNOWN_BOOT_REPORT) goes uncounted."""
 
 import os
 import time
@@ -52,6 +53,18 @@ def test(t):
                            f"a ONCE case in the {name} pass")
     finally:
         vm.VARIANT, vm.MODE = saved
+
+    # two at once: the slow first case's result still comes first
+    slow, failing, dying = (types.ModuleType(n) for n in ("slow", "failing", "dying"))
+    slow.test = lambda t: time.sleep(1)
+    failing.test = lambda t: t.expect(False, "failed on purpose")
+    dying.test = lambda t: os._exit(3)
+    cases = {"090_harness_failures.slow": slow, "090_harness_failures.failing": failing,
+             "090_harness_failures.dying": dying}
+    got = [r[:2] for r in run.results(cases, [(n, "", None) for n in cases], 2)]
+    t.expect_equal(got, [("PASS", ""), ("FAIL", "failed on purpose"),
+                         ("FAIL", "the case's process died (exit status 3)")],
+                   "three made-up cases run two at a time")
 
     rule = "=" * 66
     known = [rule, "BUG: KASAN: wild-memory-access in do_raw_spin_lock+0x130/0x1de",
