@@ -9,6 +9,10 @@ class QMPError(Exception):
     """QEMU answered a command with an error."""
 
 
+class QMPClosed(QMPError):
+    """QEMU closed the connection: it exited."""
+
+
 class QMP:
     def __init__(self, path, timeout=30.0):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -32,7 +36,7 @@ class QMP:
     def _receive(self):
         line = self.file.readline()
         if not line:
-            raise QMPError("QMP connection closed")
+            raise QMPClosed("QMP connection closed")
         return json.loads(line)
 
     def execute(self, command, arguments=None):
@@ -40,8 +44,11 @@ class QMP:
         request = {"execute": command}
         if arguments:
             request["arguments"] = arguments
-        self.file.write(json.dumps(request).encode() + b"\n")
-        self.file.flush()
+        try:
+            self.file.write(json.dumps(request).encode() + b"\n")
+            self.file.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            raise QMPClosed("QMP connection closed") from None
         while True:
             reply = self._receive()
             if "event" in reply:

@@ -19,6 +19,7 @@ with the tail of its console log, which stays under build/guests/.
 
 import argparse
 import base64
+import contextlib
 import dataclasses
 import os
 import re
@@ -34,7 +35,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import buildpaths  # noqa: E402
-from qmp import QMP, QMPError  # noqa: E402
+from qmp import QMP, QMPClosed, QMPError  # noqa: E402
 
 TOP = buildpaths.TOP
 BUILD = buildpaths.default_build()
@@ -387,11 +388,14 @@ class Guest:
             self.stop()
             return GuestHang(f"guest hung: no answer to {what} within {timeout:.0f}s "
                              f"(killed; console log {where}):\n{tail}")
-        self.proc.wait()
+        status = self.proc.wait()
+        how = f"killed by signal {-status}" if status < 0 else f"exit status {status}"
         with open(self.console, errors="replace") as f:
             why = [line.strip() for line in f if "Kernel panic" in line][:1]
-        return GuestDied(f"guest died during {what} (QEMU exit status {self.proc.returncode}; "
-                         f"console log {where}){': ' + why[0] if why else ''}:\n{tail}")
+        text = (f"guest died during {what} (QEMU {how}; console log {where})"
+                f"{': ' + why[0] if why else ''}:\n{tail}")
+        qemu = self._tail(os.path.join(self.dir, "qemu.stderr"), 10).strip()
+        return GuestDied(text + (f"\nQEMU said:\n{qemu}" if qemu else ""))
 
     def _read_until(self, marker, timeout, what, stream=None):
         """Read agent output until marker; return what came before it.
@@ -458,15 +462,26 @@ class Guest:
     def unload_vblk(self):
         self.output("modprobe -r virtio_blk")
 
+    @contextlib.contextmanager
+    def _monitor(self, what):
+        """QMP calls on behalf of what: QEMU exiting under them is the guest's
+        death, reported with its console as the agent's would be."""
+        try:
+            yield self.qmp
+        except QMPClosed:
+            raise self._failure(GuestDied, what) from None
+
     def unplug(self, disk_id, timeout=60):
         """Hot-unplug a disk (QMP device_del) and wait until the guest let it go."""
-        self.qmp.execute("device_del", {"id": disk_id})
-        self.qmp.wait_event("DEVICE_DELETED", timeout,
-                            match=lambda e: e.get("data", {}).get("device") == disk_id)
+        with self._monitor(f"the unplug of {disk_id}") as qmp:
+            qmp.execute("device_del", {"id": disk_id})
+            qmp.wait_event("DEVICE_DELETED", timeout,
+                           match=lambda e: e.get("data", {}).get("device") == disk_id)
 
     def plug(self, disk_id):
         """Hot-plug a disk unplugged before (its back end is still there)."""
-        self.qmp.execute("device_add", self.disks[disk_id].device_props())
+        with self._monitor(f"the plug of {disk_id}") as qmp:
+            qmp.execute("device_add", self.disks[disk_id].device_props())
 
     def reset(self, disk):
         """A function-level reset of a disk's PCI function through sysfs, as
@@ -478,7 +493,9 @@ class Guest:
 
     def blockstats(self, disk_id):
         """QMP query-blockstats counters of one disk, as QEMU's device saw them."""
-        for entry in self.qmp.execute("query-blockstats"):
+        with self._monitor("query-blockstats") as qmp:
+            stats = qmp.execute("query-blockstats")
+        for entry in stats:
             if entry.get("qdev", "").startswith(f"/machine/peripheral/{disk_id}/"):
                 return entry["stats"]
         raise GuestError(f"query-blockstats knows no disk {disk_id}")

@@ -53,14 +53,19 @@ def wait_loads(g, t, what):
 
 
 def kill_loop(g, cmd):
-    """SIGKILL the load KILLS times; return the iteration that stayed, or ''."""
+    """SIGKILL the load KILLS times; return the iteration that stayed, or ''.
+    The fraction of a second runs from the load's exec: on a busy host the
+    subshell may take longer than that to get there, and a kill before it
+    would leave the load its whole run."""
     prog = cmd.split()[0]
     return g.output(
         f"for i in $(seq {KILLS}); do rm -f /tmp/k; ({cmd} > /dev/null 2>&1; echo x > /tmp/k) & "
+        f"while ! pidof {prog} > /dev/null && [ ! -e /tmp/k ]; do sleep 0.01; done; "
         f"sleep 0.$((RANDOM % 5 + 1)); kill -9 $(pidof {prog}) 2>/dev/null; "
         f"n=0; while [ ! -e /tmp/k ] && [ $n -lt {GONE_S * 10} ]; do sleep 0.1; n=$((n + 1)); done; "
-        f"[ -e /tmp/k ] || {{ echo stuck=$i; cat /proc/$(pidof {prog})/status | head -8; "
-        "break; }; done", timeout=KILLS * (GONE_S + 5)).strip()
+        f"[ -e /tmp/k ] || {{ echo stuck=$i; p=$(pidof {prog}); grep -E '^(State|SigPnd|ShdPnd)' "
+        "/proc/$p/status; for s in /proc/$p/task/*; do echo \"$(cat $s/comm):\"; cat $s/stack; "
+        "done; break; }; done", timeout=KILLS * (GONE_S + 5)).strip()
 
 
 def killed(t, g, path, cmd):

@@ -1,10 +1,11 @@
 """The guest runner reports a hung guest (killed within the command's time
-limit) and a panicking guest as failures, with the console log kept; a
-guest program's exit status 77 makes its case a SKIP, with the program's
-last line as the reason; a case marked ONCE runs in the default pass
-only; with -j 2 the results keep the cases' order, and a case whose
-process dies is a failure; of the kernel's reports, only the one known
-early-boot report that is not ours (vm.KNOWN_BOOT_REPORT) goes uncounted."""
+limit) and a panicking guest as failures, with the console log kept, also
+when QEMU exits under a QMP call; a guest program's exit status 77 makes
+its case a SKIP, with the program's last line as the reason; a case
+marked ONCE runs in the default pass only; with -j 2 the results keep the
+cases' order, and a case whose process dies is a failure; of the kernel's
+reports, only the one known early-boot report that is not ours
+(vm.KNOWN_BOOT_REPORT) goes uncounted."""
 
 import os
 import time
@@ -34,6 +35,17 @@ def test(t):
         t.expect(False, "a guest panic was not reported")
     except vm.GuestDied as e:
         t.expect("Kernel panic" in str(e), f"the report lacks the panic: {e}")
+
+    # QEMU gone under a QMP call: the same report, not a bare socket error
+    g = t.guest([vm.Disk(id="d0", size=1 << 20)], vblk=None)
+    g.output("(sleep 0.5; echo c > /proc/sysrq-trigger) > /dev/null 2>&1 &")
+    g.proc.wait(timeout=60 * vm.SLOWDOWN)
+    try:
+        g.unplug("d0")
+        t.expect(False, "a guest that died before an unplug was not reported")
+    except vm.GuestDied as e:
+        t.expect("the unplug of d0" in str(e) and "Kernel panic" in str(e),
+                 f"the report lacks the unplug or the panic: {e}")
 
     skipping = types.ModuleType("skipping")
     skipping.test = lambda t: t.guest(vblk=None).output("echo one; echo 'no such thing'; exit 77")
