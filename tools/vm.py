@@ -130,6 +130,8 @@ class Disk:
     volatile_cache: bool = option(None, "off: no write cache, so no VIRTIO_BLK_F_FLUSH")
     num_queues: int = option(None, "virtqueues (unset: QEMU's default)", "num-queues")
     queue_size: int = option(None, "entries per virtqueue", "queue-size")
+    packed: bool = option(None, "the packed virtqueue layout (unset: QEMU's default, split)",
+                          "packed")
     iothread: bool = option(False, "run the disk in an I/O thread")
     block_size: int = option(None, "logical (and physical) block size",
                              ("logical_block_size", "physical_block_size"))
