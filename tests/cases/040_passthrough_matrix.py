@@ -3,9 +3,9 @@ x {plain, vectored, fixed buffer} x {IRQ ring, IOPOLL ring} x {submit,
 SQPOLL, IOSQE_ASYNC}, queue depths 1 to 64, sizes from one logical block to
 the largest transfer, the data anywhere in the first two pages of its buffer
 that the DMA alignment allows), with and without poll queues, and on a disk
-with 4096-byte logical blocks and packed virtqueues: the data is checked through the block device
-in the guest and in the host's image file, and a read must leave the rest
-of its buffer as it was."""
+with 4096-byte logical blocks and packed virtqueues: the data is checked
+through the block device in the guest and in the host's image file, and a
+read must leave the rest of its buffer as it was."""
 
 from helpers import check_writes_in_image
 from vm import Disk
