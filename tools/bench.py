@@ -14,7 +14,10 @@ Writes results/bench.json (every run), results/bench.md (the table,
 passthrough/block ratios) and results/bench.png (IOPS against queue
 depth), and prints the table.
 
-usage: tools/bench.py [--quick] [--out DIR]
+usage: tools/bench.py [--quick] [--out DIR] [--point OP,QD,MODE,TOOL ...] [--repeats N]
+
+--point runs only the points it names, e.g. --point randread,1,polled,fio
+to look again at one point of a full run (write it to another --out).
 """
 
 import argparse
@@ -95,18 +98,33 @@ class Fio:
                 "lat_p99_us": pct.get("99.000000", 0) / 1e3}
 
 
-def points(tools):
+def points(tools, only=None):
+    """Every point of a run, or those of @only: (op, QD, mode, tool name)."""
     for op, write_pct in OPS:
         for depth in DEPTHS:
             for mode in MODES:
                 for tool in tools:
-                    yield op, write_pct, depth, mode, tool
+                    if only is None or (op, depth, mode, tool.name) in only:
+                        yield op, write_pct, depth, mode, tool
 
 
-def measure(guest, tools, repeats, runtime):
+def parse_point(text):
+    """--point's OP,QD,MODE,TOOL, checked against what a run has."""
+    try:
+        op, depth, mode, tool = text.split(",")
+        point = (op, int(depth), mode, tool)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not OP,QD,MODE,TOOL") from None
+    if (op not in dict(OPS) or point[1] not in DEPTHS or mode not in MODES
+            or tool not in (IoUringVblk.name, Fio.name)):
+        raise argparse.ArgumentTypeError(f"{text!r} is no point of make bench")
+    return point
+
+
+def measure(guest, tools, repeats, runtime, only=None):
     """Every run, in the order they ran: paths alternate within each repeat."""
     runs = []
-    plan = list(points(tools))
+    plan = list(points(tools, only))
     total = len(plan) * repeats * len(PATHS)
     for op, write_pct, depth, mode, tool in plan:
         for rep in range(repeats):
@@ -160,7 +178,7 @@ def k(v):
     return f"{v / 1000:.1f}k"
 
 
-def table(summary, tools):
+def table(summary, tools, only=None):
     """A row per point and tool: per scheduler the passthrough and block
     medians and their ratio, the direct mode's against the block device
     under the first, then the p99 latencies under the first."""
@@ -171,7 +189,7 @@ def table(summary, tools):
     head += ["direct", f"direct / block, {SCHEDULERS[0]}",
              f"p99 lat (us) pt / direct / block, {SCHEDULERS[0]}"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for op, _, depth, mode, tool in points(tools):
+    for op, _, depth, mode, tool in points(tools, only):
         cells = [op, str(depth), mode, tool.name]
         for sched in SCHEDULERS:
             pt, blk = (by[(op, depth, mode, tool.name, path_name(side, sched))] for side in SIDES)
@@ -236,8 +254,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="3 repeats of 1 s (under 10 minutes)")
     parser.add_argument("--out", default=os.path.join(vm.TOP, "results"))
+    parser.add_argument("--point", action="append", type=parse_point,
+                        help="only this point, OP,QD,MODE,TOOL (repeatable)")
+    parser.add_argument("--repeats", type=int, help="runs of each path at each point")
     args = parser.parse_args()
     repeats, runtime = (3, 1) if args.quick else (5, 4)
+    repeats = args.repeats or repeats
+    only = set(args.point) if args.point else None
     os.makedirs(args.out, exist_ok=True)
 
     started = time.time()
@@ -259,16 +282,17 @@ def main():
         }
         print(f"# {env['accel']}, {env['qemu']}, guest kernel {env['guest_kernel']}, "
               f"{len(tools)} tool(s)", flush=True)
-        runs = measure(guest, tools, repeats, runtime)
+        runs = measure(guest, tools, repeats, runtime, only)
     summary = summarize(runs)
     env["minutes"] = round((time.time() - started) / 60, 1)
 
     with open(os.path.join(args.out, "bench.json"), "w") as f:
         json.dump({"environment": env, "summary": summary, "runs": runs}, f, indent=1)
-    md = report(env, table(summary, tools))
+    md = report(env, table(summary, tools, only))
     with open(os.path.join(args.out, "bench.md"), "w") as f:
         f.write(md)
-    plot(summary, tools, args.out)
+    if only is None:
+        plot(summary, tools, args.out)
     print(md)
 
 
