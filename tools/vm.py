@@ -321,9 +321,16 @@ class Guest:
 
     def shell(self):
         """An interactive shell on the guest's console, which must be the
-        terminal (console="stdio"); returns when it exits."""
-        return self.run("setsid -c sh </dev/ttyS0 >/dev/ttyS0 2>&1", timeout=10 ** 7,
-                        check=False)[0]
+        terminal (console="stdio"); returns when it exits.
+
+        The shell is not the session leader: a leader's exit hangs the
+        console up, which throws away what the shell wrote and the UART has
+        not sent yet.  Its parent leads, and waits for the output to drain
+        (setting the console's own settings again: TCSADRAIN) before it
+        exits."""
+        return self.run("setsid -c sh -c 'trap \"\" TTOU; sh; rc=$?; "
+                        "stty \"$(stty -g)\"; exit $rc' </dev/ttyS0 >/dev/ttyS0 2>&1",
+                        timeout=10 ** 7, check=False)[0]
 
     def _connect(self, path):
         deadline = time.monotonic() + 30
