@@ -26,6 +26,12 @@
  *   -P          an IOPOLL ring
  *   -q          an SQPOLL ring
  *   -y          IOSQE_ASYNC
+ *   -j          the command joins a link: a NOP with IOSQE_IO_LINK goes
+ *               ahead of it, and its result is printed as "head=N NAME"
+ *   -N FUNC     fail the first slab allocation this task makes from within
+ *               the kernel function FUNC once the ring is warm (the debug
+ *               kernel's failslab and its stack-trace filter; exits 77
+ *               without them)
  *   -O MODE     open the node r, w or rw (default rw)
  *   -U UID      setuid(UID) before opening
  *   -W FILE     once the node is open, wait for FILE to exist, then submit
@@ -40,6 +46,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -52,6 +59,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: vblk-cmd [-wFSMPqy] [-k SEED] [-s SECTOR] [-l LEN] [-v NR] [-A OFF]\n"
 		"       [-a ADDR] [-L N] [-t TYPE] [-o OP] [-f FLAG] [-p IOPRIO] [-O r|w|rw] [-U UID]\n"
+		"       [-j] [-N FUNC]\n"
 		"       [-W FILE] [-R SECTOR:SECTORS[:FLAGS],...] [-iZ] [-X OFF] DEV\n");
 	exit(VBLK_EXIT_USAGE);
 }
@@ -75,6 +83,82 @@ static size_t parse_ranges(char *spec, struct virtio_blk_discard_write_zeroes *r
 	return n * sizeof(*r);
 }
 
+#define FAILSLAB "/sys/kernel/debug/failslab/"
+#define NOP_TAG 1
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		perror(path);
+		exit(VBLK_EXIT_USAGE);
+	}
+}
+
+/* Write the range of func's text, from /proc/kallsyms, as failslab's filter. */
+static void failslab_require(const char *func)
+{
+	unsigned long long addr, start = 0, end = ~0ULL;
+	char name[256], type, text[32];
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f) {
+		perror("/proc/kallsyms");
+		exit(VBLK_EXIT_USAGE);
+	}
+	while (fscanf(f, "%llx %c %255s%*[^\n]", &addr, &type, name) == 3)
+		if (!start && !strcmp(name, func))
+			start = addr;
+	rewind(f);
+	while (start && fscanf(f, "%llx %c %255s%*[^\n]", &addr, &type, name) == 3)
+		if (addr > start && addr < end)
+			end = addr;
+	fclose(f);
+	if (!start || end == ~0ULL) {
+		fprintf(stderr, "%s: not in /proc/kallsyms\n", func);
+		exit(VBLK_EXIT_USAGE);
+	}
+	snprintf(text, sizeof(text), "0x%llx", start);
+	write_file(FAILSLAB "require-start", text);
+	snprintf(text, sizeof(text), "0x%llx", end);
+	write_file(FAILSLAB "require-end", text);
+}
+
+/*
+ * Make failslab fail one slab allocation, sleeping or not, of a task that
+ * asks for it (the caller then writes /proc/self/make-it-fail), made with
+ * func on the stack.
+ */
+static void failslab_once(const char *func)
+{
+	if (access(FAILSLAB "require-start", F_OK)) {
+		printf("no failslab with a stack-trace filter in this kernel\n");
+		exit(VBLK_EXIT_SKIP);
+	}
+	failslab_require(func);
+	write_file(FAILSLAB "task-filter", "Y");
+	write_file(FAILSLAB "ignore-gfp-wait", "N");
+	write_file(FAILSLAB "verbose", "0");
+	write_file(FAILSLAB "interval", "1");
+	write_file(FAILSLAB "probability", "100");
+	write_file(FAILSLAB "times", "1");
+}
+
+/* A NOP through the ring and back: its task context and requests exist. */
+static void warm_ring(struct io_uring *ring)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+
+	io_uring_prep_nop(sqe);
+	if (io_uring_submit(ring) != 1 || io_uring_wait_cqe(ring, &cqe)) {
+		fprintf(stderr, "warming the ring failed\n");
+		exit(VBLK_EXIT_USAGE);
+	}
+	io_uring_cqe_seen(ring, cqe);
+}
+
 static const char *res_name(int res)
 {
 	static const char *const status[] = { "OK", "VIRTIO_BLK_S_IOERR", "VIRTIO_BLK_S_UNSUPP" };
@@ -90,11 +174,12 @@ int main(int argc, char **argv)
 	unsigned long long seed = 0, addr = 0, data_len = 0, type = ~0ULL;
 	unsigned int ring_flags = IORING_SETUP_SQE128, nr_vec = 0, misalign = 0;
 	bool write = false, fixed = false, async = false, check = false, small = false, mixed = false;
-	bool raw_addr = false, raw_len = false, print_id = false, zero = false;
+	bool raw_addr = false, raw_len = false, print_id = false, zero = false, link = false;
 	char *ranges = NULL;
 	uint32_t cmd_op = 0;
 	int opt, fd, mode = O_RDWR, uid = -1, poke = -1;
-	const char *wait_for = NULL;
+	const char *wait_for = NULL, *fail_in = NULL;
+	int submitted;
 	struct stat st;
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
@@ -104,7 +189,7 @@ int main(int argc, char **argv)
 	size_t len = 0;
 	char *buf;
 
-	while ((opt = getopt(argc, argv, "wk:s:l:v:FA:a:L:t:o:f:p:SMPqyO:U:W:R:iZX:")) != -1) {
+	while ((opt = getopt(argc, argv, "wk:s:l:v:FA:a:L:t:o:f:p:SMPqyjN:O:U:W:R:iZX:")) != -1) {
 		switch (opt) {
 		case 'w': write = true; break;
 		case 'k': seed = vblk_number(optarg, usage); check = true; break;
@@ -124,6 +209,8 @@ int main(int argc, char **argv)
 		case 'P': ring_flags |= IORING_SETUP_IOPOLL; break;
 		case 'q': ring_flags |= IORING_SETUP_SQPOLL; break;
 		case 'y': async = true; break;
+		case 'j': link = true; break;
+		case 'N': fail_in = optarg; break;
 		case 'O':
 			mode = !strcmp(optarg, "r") ? O_RDONLY : !strcmp(optarg, "w") ? O_WRONLY : O_RDWR;
 			break;
@@ -201,6 +288,16 @@ int main(int argc, char **argv)
 			return VBLK_EXIT_USAGE;
 		}
 	}
+	if (fail_in) {
+		failslab_once(fail_in);
+		warm_ring(&ring);
+	}
+	if (link) {
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_nop(sqe);
+		sqe->flags |= IOSQE_IO_LINK;
+		sqe->user_data = NOP_TAG;
+	}
 	sqe = mixed && !small ? io_uring_get_sqe128(&ring) : io_uring_get_sqe(&ring);
 	if (!sqe) {
 		fprintf(stderr, "no SQE\n");
@@ -216,9 +313,24 @@ int main(int argc, char **argv)
 		sqe->flags |= IOSQE_ASYNC;
 	if (poke >= 0)
 		((unsigned char *)sqe)[poke] = 1;
-	if (io_uring_submit(&ring) < 1 || io_uring_wait_cqe(&ring, &cqe)) {
-		fprintf(stderr, "submission failed\n");
+	if (fail_in)
+		write_file("/proc/self/make-it-fail", "1");
+	submitted = io_uring_submit(&ring);
+	if (fail_in)
+		write_file("/proc/self/make-it-fail", "0");
+	if (submitted < 1 + link) {
+		fprintf(stderr, "submission failed: %d\n", submitted);
 		return VBLK_EXIT_USAGE;
+	}
+	for (;;) {
+		if (io_uring_wait_cqe(&ring, &cqe)) {
+			fprintf(stderr, "no completion\n");
+			return VBLK_EXIT_USAGE;
+		}
+		if (cqe->user_data != NOP_TAG)
+			break;
+		printf("head=%d %s\n", cqe->res, res_name(cqe->res));
+		io_uring_cqe_seen(&ring, cqe);
 	}
 	printf("res=%d %s\n", cqe->res, res_name(cqe->res));
 	if (zero && cqe->res == 0) {
