@@ -327,7 +327,8 @@ class Guest:
         console up, which throws away what the shell wrote and the UART has
         not sent yet.  Its parent leads, and waits for the output to drain
         (setting the console's own settings again: TCSADRAIN) before it
-        exits."""
+        exits; it ignores SIGTTOU, which would stop it there should the
+        shell leave another process group in the console's foreground."""
         return self.run("setsid -c sh -c 'trap \"\" TTOU; sh; rc=$?; "
                         "stty \"$(stty -g)\"; exit $rc' </dev/ttyS0 >/dev/ttyS0 2>&1",
                         timeout=10 ** 7, check=False)[0]
