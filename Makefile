@@ -17,6 +17,7 @@
 #   make kernel   build the guest kernel (build/bzImage) and its modules
 #   make guest    the guest's programs and initramfs
 #   make liburing liburing 2.15 for the guest programs (build/liburing/prefix)
+#   make sparse   sparse 0.6.5~rc1 for make check (build/sparse/sparse)
 #   make fio      the guest's fio: 3.41 with the port of fio-engine/ (build/fio/fio)
 #   make fio-export   write build/fio's commits back to fio-engine/3.41/
 #   make fio-master   fio-engine/ on fio master (FIO_MASTER=<fio git repository>)
@@ -52,7 +53,7 @@ URING_LIBS := -L$(LIBURING)/lib -luring
 GUEST_PROGS := $(patsubst tests/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard tests/prog/*.c)) \
 	       $(BUILD)/guest-bin/io_uring-vblk
 
-.PHONY: all deps src export kernel insn-plugin liburing fio fio-export fio-master fio-master-export guest check \
+.PHONY: all deps src export kernel insn-plugin liburing sparse fio fio-export fio-master fio-master-export guest check \
 	test bench profile mail patches fio-mail fio-patches clean
 
 all: test
@@ -82,6 +83,14 @@ liburing: $(LIBURING_A)
 
 $(LIBURING_A): scripts/liburing.sh scripts/common.sh | deps
 	@scripts/liburing.sh
+
+# make check's sparse: bookworm's is too old for the 7.3 kernel (scripts/sparse.sh)
+SPARSE := $(BUILD)/sparse/sparse
+
+sparse: $(SPARSE)
+
+$(SPARSE): scripts/sparse.sh scripts/common.sh | src
+	@scripts/sparse.sh
 
 $(BUILD)/guest-bin/%: tests/prog/%.c $(wildcard tests/prog/*.h lib/*.h) $(UAPI_HEADERS) \
 		$(LIBURING_A) | kernel
@@ -126,10 +135,10 @@ guest: kernel fio $(GUEST_PROGS) $(INSN_PLUGIN)
 	@guest/mkinitramfs.sh $(INITRD) $(MODROOT) \
 		$(GUEST_PROGS) $(FIO)
 
-check: kernel
+check: kernel $(SPARSE)
 	@scripts/check.sh
 
-test: guest
+test: guest $(SPARSE)
 	@python3 tests/run.py $(if $(QUICK),--quick) $(if $(JOBS),-j $(JOBS)) \
 		$(addprefix -x ,$(EXCLUDE)) $(TESTS)
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # make check: the kernel series' static checks.
 #   check.sh checkpatch   scripts/checkpatch.pl --strict on every patch
-#   check.sh driver       sparse (C=2) and W=1 build of the driver: no warnings
+#   check.sh driver       sparse (C=2) and W=1 build of every C file the
+#                         series touches: no warning that the base does not
+#                         have in that file
 #   check.sh bisect       every patch in turn: the touched objects build with
-#                         W=1 and sparse, the UAPI header compiles alone as
-#                         C and C++
+#                         W=1 and sparse adding no warning to the base's, the
+#                         UAPI header compiles alone as C and C++
 #   check.sh mail         make mail's mail-ready series, applied with git am
 #                         to the base, gives exactly the tree that was tested
 #   check.sh              all four
@@ -29,18 +31,81 @@ checkpatch() {
 	echo "checkpatch: $(series_patches "$PATCHES" | wc -l) patch(es) clean"
 }
 
-driver() {
-	local log=$LOGS/check-driver.log warnings
-	# C=2 runs sparse even on objects that are up to date.
-	[ ${#DRIVER_OBJS[@]} -gt 0 ] || { echo "sparse and W=1: the series touches no C file"; return; }
-	make -C "$KSRC" O="$KOBJ" CC="ccache gcc" C=2 W=1 "${DRIVER_OBJS[@]}" >"$log" 2>&1 ||
-		{ cat "$log"; die "the driver does not build with C=2 W=1"; }
-	warnings=$(grep -E 'warning:|error:' "$log" || true)
-	if [ -n "$warnings" ]; then
-		echo "$warnings"
-		die "sparse / W=1 warnings in the driver (log: build/logs/check-driver.log)"
+# make sparse's sparse, which the kernel accepts: kbuild skips C=1 and C=2
+# with a note, and fails nothing, when scripts/checker-valid.sh refuses one.
+SPARSE_MAKE=(C=2 W=1 CHECK="$SPARSE")
+sparse_ready() {
+	[ "$("$KSRC/scripts/checker-valid.sh" "$SPARSE" 2>/dev/null)" = 1 ] ||
+		die "${SPARSE#"$TOP"/} is missing or the kernel refuses it: run make sparse"
+}
+
+# The warnings and errors of a build log (gcc's and sparse's), one key per
+# line: the file under the tree $1, the message, and the text of the line it
+# is about, so that a warning keeps its key when lines above it move.  The
+# same warning from two objects that include one header is one key.
+warning_keys() {
+	local root=$1
+	awk -v root="$root/" '
+	match($0, /^[^ :]+:[0-9]+:[0-9]+: (warning|error): /) {
+		split($0, f, ":")
+		file = f[1]
+		sub("^" root, "", file)
+		msg = substr($0, RLENGTH + 1)
+		text = ""
+		while ((getline l < (root file)) > 0 && ++n < f[2])
+			;
+		if (n == f[2])
+			text = l
+		close(root file)
+		n = 0
+		gsub(/^[ \t]+|[ \t]+$/, "", text)
+		print file "\t" msg "\t" text
+	}' | sort -u
+}
+
+# The keys of the base's warnings in every C file the series touches,
+# built once in the bisect worktree: what the checks below hold the series
+# against.  Prints the file that holds them.
+base_warnings() {
+	local wt=$BUILD/bisect obj=$BUILD/bisect-obj$SUFFIX log=$LOGS/check-base.log
+	local keys=$obj/.vblk-base-warnings key
+	key=$( (ktree_git rev-parse "$BASE_TAG"; printf '%s\n' "${DRIVER_OBJS[@]}"; "$SPARSE" --version
+		cat "$0" "$KOBJ/.config") | sha256sum)
+	if [ "$(cat "$keys.key" 2>/dev/null)" != "$key" ]; then
+		worktree "$wt"
+		git -C "$wt" checkout -q --detach "$BASE_TAG"
+		mkdir -p "$obj"
+		cp "$KOBJ/.config" "$obj/.config"
+		make -C "$wt" O="$obj" -j"$(nproc)" CC="ccache gcc" "${SPARSE_MAKE[@]}" \
+			"${DRIVER_OBJS[@]}" >"$log" 2>&1 ||
+			{ tail -30 "$log" >&2; die "the base does not build (log: build/logs/check-base.log)"; }
+		warning_keys "$wt" <"$log" >"$keys"
+		echo "$key" >"$keys.key"
 	fi
-	echo "sparse and W=1: ${DRIVER_OBJS[*]} clean"
+	echo "$keys"
+}
+
+# The warnings of a build log ($2, of the tree $1) that the base does not
+# have ($3, base_warnings()), printed; true when there are none.
+no_new_warnings() {
+	local new
+	new=$(warning_keys "$1" <"$2" | comm -23 - "$3")
+	[ -z "$new" ] || { echo "$new" | tr '\t' ' '; return 1; }
+}
+
+driver() {
+	local log=$LOGS/check-driver.log base
+	[ ${#DRIVER_OBJS[@]} -gt 0 ] || { echo "sparse and W=1: the series touches no C file"; return; }
+	sparse_ready
+	base=$(base_warnings)
+	# C=2 runs sparse even on objects that are up to date.
+	make -C "$KSRC" O="$KOBJ" CC="ccache gcc" "${SPARSE_MAKE[@]}" "${DRIVER_OBJS[@]}" >"$log" 2>&1 ||
+		{ cat "$log"; die "the series does not build with C=2 W=1"; }
+	grep -q "CHECK.*${DRIVER_OBJS[0]%.o}.c" "$log" || die "sparse did not run (log: build/logs/check-driver.log)"
+	no_new_warnings "$KSRC" "$log" "$base" ||
+		die "sparse / W=1 warnings that the base does not have (log: build/logs/check-driver.log)"
+	echo "sparse and W=1: ${DRIVER_OBJS[*]} add no warning;" \
+	     "$(wc -l <"$base") of the base's are left as they are"
 }
 
 # The UAPI header, alone, as C and C++, against the headers in $1/usr/include.
@@ -68,12 +133,15 @@ worktree() {
 
 bisect() {
 	local wt=$BUILD/bisect obj=$BUILD/bisect-obj$SUFFIX log=$LOGS/check-bisect.log
-	local stamp=$obj/.vblk-bisected key c objs n=0
-	key=$( (series_digest "$PATCHES"; cat "$0" "$TOP/tests/uapi/virtio_blk.c" "$KOBJ/.config") | sha256sum)
+	local step=$LOGS/check-bisect-step.log stamp=$obj/.vblk-bisected key c objs base n=0
+	key=$( (series_digest "$PATCHES"; cat "$0" "$TOP/tests/uapi/virtio_blk.c" "$KOBJ/.config"
+		"$SPARSE" --version) | sha256sum)
 	if [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
 		echo "bisect: the series was checked patch by patch already"
 		return
 	fi
+	sparse_ready
+	base=$(base_warnings)
 	worktree "$wt"
 	mkdir -p "$obj"
 	cp "$KOBJ/.config" "$obj/.config"
@@ -83,15 +151,16 @@ bisect() {
 		git -C "$wt" checkout -q --detach "$c"
 		mapfile -t objs < <(git -C "$wt" diff --name-only "$BASE_TAG" HEAD -- '*.c' | sed 's/\.c$/.o/')
 		echo "== patch $n: $(git -C "$wt" log -1 --format=%s)" >>"$log"
-		if ! make -C "$wt" O="$obj" -j"$(nproc)" CC="ccache gcc" W=1 C=1 \
-				"${objs[@]}" headers >>"$log" 2>&1; then
-			tail -30 "$log"
+		# C=1: sparse checks what this patch makes kbuild rebuild
+		if ! make -C "$wt" O="$obj" -j"$(nproc)" CC="ccache gcc" W=1 C=1 CHECK="$SPARSE" \
+				"${objs[@]}" headers >"$step" 2>&1; then
+			cat "$step" >>"$log"
+			tail -30 "$step"
 			die "patch $n does not build (log: build/logs/check-bisect.log)"
 		fi
-		if grep -E 'warning:|error:' "$log" | grep -q .; then
-			grep -E 'warning:|error:' "$log"
+		cat "$step" >>"$log"
+		no_new_warnings "$wt" "$step" "$base" ||
 			die "patch $n adds sparse or W=1 warnings (log: build/logs/check-bisect.log)"
-		fi
 		uapi_standalone "$obj" >>"$log" 2>&1 ||
 			{ tail -20 "$log"; die "patch $n: the UAPI header does not compile alone"; }
 	done

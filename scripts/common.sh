@@ -28,6 +28,11 @@ FIO_MASTER_SRC=$BUILD/fio-master  # fio master + FIO_PATCHES, a git repository
 FIO_BASE_TAG=fio-base           # not fio-N.N: FIO-VERSION-GEN would pick it up
 # liburing for the guest programs: sid's source (make deps)
 LIBURING_VERSION=2.15
+# sparse for make check: sid's source (make deps).  bookworm's 0.6.4 does not
+# know __typeof_unqual__, and the kernel's scripts/checker-valid.sh refuses
+# it: kbuild then skips C=1 and C=2 with a note and nothing fails.
+SPARSE_VERSION=0.6.5~rc1
+SPARSE=$BUILD/sparse/sparse
 
 # Options shared by every `git format-patch` that writes or checks patches/.
 # --abbrev fixes the length of the blob ids on "index" lines: git's default

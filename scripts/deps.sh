@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make deps: install the Debian packages in scripts/debian-packages, and
 # download into build/dl/ what bookworm does not have: the kernel base
-# (linux-source-7.3 from trixie-backports), liburing 2.15 and fio 3.41 (the
-# sources in sid), and the source of the QEMU that runs the guests, whose
+# (linux-source-7.3 from trixie-backports), liburing 2.15, fio 3.41 and
+# sparse 0.6.5~rc1 (the sources in sid), and the source of the QEMU that runs the guests, whose
 # plugin API header the instruction-counting plugin is built with.  Those come through a private apt configuration under
 # build/apt/ that only ever downloads: nothing from another suite is
 # installed, and the machine's apt configuration is left as it is.
@@ -20,6 +20,7 @@ KERNEL_VERSION=7.3.4-1~bpo13+1
 # is fetched.
 LIBURING_SOURCE=liburing=$LIBURING_VERSION-1
 FIO_SOURCE=fio=$FIO_VERSION-2
+SPARSE_SOURCE=sparse=$SPARSE_VERSION-2
 
 sudo=()
 [ "$(id -u)" -eq 0 ] || sudo=(sudo)
@@ -127,10 +128,11 @@ qemu_orig=$DL/qemu_${qemu_version%-*}.orig.tar.
 liburing_dsc=$DL/${LIBURING_SOURCE%%=*}_${LIBURING_SOURCE#*=}.dsc
 fio_orig=$DL/${FIO_SOURCE%%=*}_${FIO_SOURCE#*=}
 fio_orig=${fio_orig%-*}.orig.tar.
+sparse_orig=$DL/sparse_$SPARSE_VERSION.orig.tar.
 kernel_done=$DL/$KERNEL_PKG.changelog.Debian.gz
 [ -f "$DL/$KERNEL_PKG.tar.xz" ] || rm -f "$kernel_done"
 if [ -f "$kernel_done" ] && [ -f "$liburing_dsc" ] && compgen -G "$fio_orig*" >/dev/null &&
-   compgen -G "$qemu_orig*" >/dev/null; then
+   compgen -G "$sparse_orig*" >/dev/null && compgen -G "$qemu_orig*" >/dev/null; then
 	exit 0
 fi
 
@@ -141,5 +143,7 @@ apt_private_update
 	download "$LIBURING_SOURCE" '*.dsc' apt_private source --download-only "$LIBURING_SOURCE"
 compgen -G "$fio_orig*" >/dev/null ||
 	download "$FIO_SOURCE" '*.orig.tar.*' apt_private source --download-only --tar-only "$FIO_SOURCE"
+compgen -G "$sparse_orig*" >/dev/null ||
+	download "$SPARSE_SOURCE" '*.orig.tar.*' apt_private source --download-only --tar-only "$SPARSE_SOURCE"
 compgen -G "$qemu_orig*" >/dev/null ||
 	download "$QEMU_SOURCE" '*.orig.tar.*' apt_private source --download-only --tar-only "$QEMU_SOURCE"

@@ -1,4 +1,5 @@
-"""The driver builds with sparse (C=2) and W=1 without a warning."""
+"""Every C file the series touches builds with sparse (C=2) and W=1 without
+a warning that the base does not have (scripts/check.sh driver)."""
 
 QUICK = True
 
