@@ -21,6 +21,7 @@ import argparse
 import base64
 import contextlib
 import dataclasses
+import hashlib
 import os
 import re
 import shlex
@@ -84,6 +85,9 @@ GUESTS = os.path.join(BUILD, "guests")
 READY = b"@@VBLK-READY@@\n"
 RC_PREFIX = b"\n@@VBLK-RC="
 RC_SUFFIX = b"@@\n"
+# The status of a request that did not match its md5sum (guest/init)
+GARBLED = b"garbled"
+GARBLED_TRIES = 3
 
 
 class GuestError(Exception):
@@ -445,9 +449,20 @@ class Guest:
         started = time.monotonic()
         timeout *= SLOWDOWN
         what = f"'{script.strip()[:60]}'"
-        self.agent.sendall(base64.b64encode(script.encode()) + b"\n")
-        output = self._read_until(RC_PREFIX, timeout, what, stream)
-        status = int(self._read_until(RC_SUFFIX, timeout - (time.monotonic() - started), what))
+        request = (hashlib.md5(script.encode()).hexdigest().encode() + b" " +
+                   base64.b64encode(script.encode()) + b"\n")
+        for attempt in range(1, GARBLED_TRIES + 1):
+            self.agent.sendall(request)
+            output = self._read_until(RC_PREFIX, timeout, what, stream)
+            status = self._read_until(RC_SUFFIX, timeout - (time.monotonic() - started), what)
+            if status != GARBLED:
+                break
+            # The guest did not run it: what it read was not what was sent
+            print(f"{self.name}: the agent read {what} garbled (try {attempt} of "
+                  f"{GARBLED_TRIES})", file=sys.stderr)
+        else:
+            raise GuestError(f"the agent read {what} garbled {GARBLED_TRIES} times")
+        status = int(status)
         text = output.decode(errors="replace")
         if check and status != 0:
             raise CommandFailed(f"{what} exited with {status}:\n{text}", status, text)

@@ -1,12 +1,15 @@
 """The guest runner reports a hung guest (killed within the command's time
 limit) and a panicking guest as failures, with the console log kept, also
 when QEMU exits under a QMP call; a guest program's exit status 77 makes
-its case a SKIP, with the program's last line as the reason; a case
+its case a SKIP, with the program's last line as the reason; a request
+the guest's agent reads garbled (not matching its md5sum) is not run and
+is sent again, three times at most; a case
 marked ONCE runs in the default pass only; with -j 2 the results keep the
 cases' order, and a case whose process dies is a failure; of the kernel's
 reports, only the one known early-boot report that is not ours
 (vm.KNOWN_BOOT_REPORT) goes uncounted."""
 
+import base64
 import os
 import time
 import types
@@ -18,8 +21,38 @@ DESCRIPTION = "the runner reports hung and panicking guests, and skips on 77"
 QUICK = True
 
 
+class Garbling:
+    """An agent socket that swaps the script of the next `times` requests
+    for another one, leaving the md5sum of the first."""
+
+    def __init__(self, sock, times):
+        self.sock, self.times = sock, times
+
+    def sendall(self, data):
+        if self.times:
+            self.times -= 1
+            data = data.split(b" ")[0] + b" " + base64.b64encode(b"touch /tmp/garbled\n") + b"\n"
+        self.sock.sendall(data)
+
+    def __getattr__(self, name):
+        return getattr(self.sock, name)
+
+
 def test(t):
     g = t.guest(vblk=None)
+    sock = g.agent
+    g.agent = Garbling(sock, 2)
+    t.expect_equal(g.output("echo sent again").strip(), "sent again", "a request garbled twice")
+    g.agent = Garbling(sock, 3)
+    try:
+        g.run("echo never")
+        t.expect(False, "a request garbled three times was not reported")
+    except vm.GuestError as e:
+        t.expect("garbled 3 times" in str(e), f"bad report: {e}")
+    g.agent = sock
+    t.expect_equal(g.output("ls /tmp/garbled 2>&1 || true").strip(),
+                   "ls: /tmp/garbled: No such file or directory", "a garbled script ran")
+
     started = time.monotonic()
     try:
         g.run("sleep 600", timeout=3)
