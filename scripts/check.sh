@@ -153,12 +153,10 @@ bisect() {
 		echo "== patch $n: $(git -C "$wt" log -1 --format=%s)" >>"$log"
 		# C=1: sparse checks what this patch makes kbuild rebuild
 		if ! make -C "$wt" O="$obj" -j"$(nproc)" CC="ccache gcc" W=1 C=1 CHECK="$SPARSE" \
-				"${objs[@]}" headers >"$step" 2>&1; then
-			cat "$step" >>"$log"
+				"${objs[@]}" headers 2>&1 | tee -a "$log" >"$step"; then
 			tail -30 "$step"
 			die "patch $n does not build (log: build/logs/check-bisect.log)"
 		fi
-		cat "$step" >>"$log"
 		no_new_warnings "$wt" "$step" "$base" ||
 			die "patch $n adds sparse or W=1 warnings (log: build/logs/check-bisect.log)"
 		uapi_standalone "$obj" >>"$log" 2>&1 ||
