@@ -35,7 +35,7 @@ checkpatch() {
 # with a note, and fails nothing, when scripts/checker-valid.sh refuses one.
 SPARSE_MAKE=(C=2 W=1 CHECK="$SPARSE")
 sparse_ready() {
-	[ "$("$KSRC/scripts/checker-valid.sh" "$SPARSE" 2>/dev/null)" = 1 ] ||
+	sparse_accepted "$SPARSE" ||
 		die "${SPARSE#"$TOP"/} is missing or the kernel refuses it: run make sparse"
 }
 

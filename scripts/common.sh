@@ -54,3 +54,9 @@ ktree_git() {
 }
 
 . "$TOP/scripts/series.sh"
+
+# Whether the kernel's scripts/checker-valid.sh accepts the checker $1 (it
+# prints 1): kbuild skips C=1 and C=2, failing nothing, when it does not.
+sparse_accepted() {
+	[ "$("$KSRC/scripts/checker-valid.sh" "$1" 2>/dev/null)" = 1 ]
+}

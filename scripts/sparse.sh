@@ -23,7 +23,6 @@ if ! make -C "$DIR/src" -j"$JOBS" CC="ccache gcc" sparse >"$LOGS/sparse.log" 2>&
 fi
 mv "$DIR/src/sparse" "$SPARSE.new"
 rm -rf "$DIR/src"
-# The kernel's own test of whether a checker can check it: it prints 1
-[ "$("$KSRC/scripts/checker-valid.sh" "$SPARSE.new" 2>/dev/null)" = 1 ] ||
+sparse_accepted "$SPARSE.new" ||
 	die "the kernel's scripts/checker-valid.sh refuses sparse $SPARSE_VERSION"
 mv "$SPARSE.new" "$SPARSE"
