@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the guest programs (tests/prog, t/) for the virtio-blk
- * passthrough node: the disk's limits from sysfs, ring set-up, and
- * preparing a struct virtblk_uring_cmd SQE.
+ * passthrough node: the disk's limits from sysfs (an NVMe namespace's too),
+ * ring set-up, and preparing a struct virtblk_uring_cmd SQE.
  */
 #ifndef VBLK_URING_H
 #define VBLK_URING_H
@@ -40,6 +40,7 @@ struct vblk_disk {
 	unsigned int node_queues;	/* virtqueues of the node's own */
 	unsigned int node_poll_queues;	/* of them polled */
 	int node_polled;		/* the node's polled commands are polled */
+	int nvme;			/* an NVMe namespace, not a virtio-blk disk */
 };
 
 /* A number from a sysfs file; exits with VBLK_EXIT_USAGE if it has none. */
@@ -90,26 +91,39 @@ static inline uint64_t vblk_iov_pages(const struct iovec *iov, unsigned int nr)
 	return pages;
 }
 
-/* dev is /dev/vdX or its passthrough node /dev/vdXc0. */
+/*
+ * dev is /dev/vdX or its passthrough node /dev/vdXc0, or an NVMe
+ * namespace's block device /dev/nvmeXnY or generic char node /dev/ngXnY:
+ * d->name is the block device's name either way.
+ */
 static inline void vblk_disk_info(const char *dev, struct vblk_disk *d)
 {
 	const char *base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
-	size_t n = strlen(base);
+	size_t n = strlen(base), at = 0;
 	uint64_t seg, hw;
 
-	if (n > 2 && !strcmp(base + n - 2, "c0"))
+	d->nvme = !strncmp(base, "ng", 2) || !strncmp(base, "nvme", 4);
+	if (!strncmp(base, "ng", 2)) {
+		/* ngXnY's block device is nvmeXnY */
+		memcpy(d->name, "nvme", 4);
+		at = 4;
+		base += 2;
 		n -= 2;
-
-	if (n >= sizeof(d->name))
-		n = sizeof(d->name) - 1;
-	memcpy(d->name, base, n);
-	d->name[n] = '\0';
+	} else if (!d->nvme && n > 2 && !strcmp(base + n - 2, "c0")) {
+		n -= 2;
+	}
+	if (at + n >= sizeof(d->name))
+		n = sizeof(d->name) - 1 - at;
+	memcpy(d->name + at, base, n);
+	d->name[at + n] = '\0';
 	d->lbs = vblk_sysfs_u64(d->name, "queue/logical_block_size");
 	d->dma_align = vblk_sysfs_u64(d->name, "queue/dma_alignment") + 1;
 	d->bytes = vblk_sysfs_u64(d->name, "size") * 512;
 	d->polled = vblk_sysfs_u64(d->name, "queue/io_poll");
-	d->node_queues = vblk_node_sysfs_u64(d->name, "queues");
-	d->node_poll_queues = vblk_node_sysfs_u64(d->name, "poll_queues");
+	if (!d->nvme) {
+		d->node_queues = vblk_node_sysfs_u64(d->name, "queues");
+		d->node_poll_queues = vblk_node_sysfs_u64(d->name, "poll_queues");
+	}
 	/* With queues of its own, the node polls those, not blk-mq's */
 	d->node_polled = d->node_queues ? d->node_poll_queues > 0 : d->polled;
 	seg = vblk_sysfs_u64(d->name, "queue/max_segment_size");
@@ -135,13 +149,16 @@ static inline int vblk_ring_init(struct io_uring *ring, unsigned int depth,
 }
 
 /*
- * Write every byte of the SQE once, as liburing's io_uring_prep_rw() does
- * for a read: clearing all 128 bytes first and copying the command in
- * after cost t/io_uring-vblk 45 more instructions per I/O (make profile).
+ * Fill a uring_cmd SQE with cmd_op and a command of len bytes: on a big
+ * (128-byte) SQE all of it, on a 64-byte one its first 16 bytes.  Write
+ * every byte of the SQE once, as liburing's io_uring_prep_rw() does for a
+ * read: clearing all 128 bytes first and copying the command in after cost
+ * t/io_uring-vblk 45 more instructions per I/O (make profile).  The
+ * virtio-blk node and NVMe's char node share it, so that their commands
+ * cost user space the same.
  */
-static inline void vblk_fill_cmd(struct io_uring_sqe *sqe, int big, uint8_t opcode,
-				 int fd, uint32_t cmd_op,
-				 const struct virtblk_uring_cmd *cmd)
+static inline void uring_cmd_fill(struct io_uring_sqe *sqe, int big, uint8_t opcode, int fd,
+				  uint32_t cmd_op, const void *cmd, size_t len)
 {
 	/* Not through sqe->cmd: GCC bounds writes there by the 8-byte addr3 it overlays */
 	uint8_t *area = (uint8_t *)sqe + offsetof(struct io_uring_sqe, cmd);
@@ -155,10 +172,16 @@ static inline void vblk_fill_cmd(struct io_uring_sqe *sqe, int big, uint8_t opco
 		memcpy(area, cmd, 16);
 		return;
 	}
-	memcpy(area, cmd, sizeof(*cmd));
+	memcpy(area, cmd, len);
 	/* The rest of the second 64 bytes, after the command */
-	memset(area + sizeof(*cmd), 0,
-	       2 * sizeof(*sqe) - offsetof(struct io_uring_sqe, cmd) - sizeof(*cmd));
+	memset(area + len, 0, 2 * sizeof(*sqe) - offsetof(struct io_uring_sqe, cmd) - len);
+}
+
+static inline void vblk_fill_cmd(struct io_uring_sqe *sqe, int big, uint8_t opcode,
+				 int fd, uint32_t cmd_op,
+				 const struct virtblk_uring_cmd *cmd)
+{
+	uring_cmd_fill(sqe, big, opcode, fd, cmd_op, cmd, sizeof(*cmd));
 }
 
 /*

@@ -5,7 +5,12 @@
  * side by side: -u1 drives /dev/vdXc0 with uring_cmd, -u0 drives /dev/vdX
  * with ordinary io_uring reads and writes (O_DIRECT, O_NOATIME).  One flag
  * switches the path; the op, size, depth, batching, polling and buffers
- * stay the same.
+ * stay the same.  NVMe's pair runs in the same loop, the yardstick: -u1 on
+ * a namespace's generic char node /dev/ngXnY sends NVMe's uring_cmd
+ * (struct nvme_uring_cmd), -u0 on /dev/nvmeXnY reads and writes it.
+ *
+ * -v SEED checks data end to end: every write carries the test pattern of
+ * lib/pattern.h at its offset, every read must return it.
  *
  * Prints IOPS and bandwidth every second and a summary at the end
  * (IOPS, bandwidth, latency mean/p50/p99/p99.9 with -t1, I/Os per submit
@@ -27,18 +32,22 @@
 #include <unistd.h>
 
 #include "insn-window.h"
+#include "nvme-uring.h"
+#include "pattern.h"
 #include "vblk-uring.h"
 
 #define MAX_THREADS	16
 #define MAX_BATCH	256
 #define WINDOW_SETTLE_US 100000	/* before a window opens (-W1) */
 #define FLUSH_TAG	(1ULL << 63)	/* user_data of a flush */
+#define WRITE_TAG	(1ULL << 62)	/* user_data of a write */
+#define SLOT_MASK	(WRITE_TAG - 1)
 
 struct options {
 	const char *dev;
 	unsigned int depth, submit_batch, complete_batch, threads;
 	unsigned int bs, write_pct, runtime, flush_every;
-	uint64_t ios, size;
+	uint64_t ios, size, seed;
 	int cpu;
 	bool passthrough, nop, random, polled, fixed, regfiles, sqpoll, vectored;
 	bool direct, track_lat, json, quiet, window;
@@ -51,6 +60,7 @@ struct submitter {
 	struct io_uring ring;
 	char **bufs;
 	struct iovec *iovs;
+	uint64_t *offs;			/* per buffer slot: its I/O's offset */
 	uint64_t *start_ns;		/* per buffer slot, with -t1 */
 	unsigned int *free_slots, nr_free;
 	uint64_t rng, seq_off;
@@ -70,6 +80,7 @@ static struct options o = {
 	.random = true, .direct = true,
 };
 static struct vblk_disk disk;
+static unsigned int nsid;		/* NVMe's namespace, on /dev/ngXnY */
 static struct submitter subs[MAX_THREADS];
 static volatile bool stop;
 
@@ -101,7 +112,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: io_uring-vblk [options] DEVICE\n"
-		"  -u 0|1   path: 0 = block device (/dev/vdX), 1 = passthrough node (/dev/vdXc0) [0]\n"
+		"  -u 0|1   path: 0 = block device (/dev/vdX, /dev/nvmeXnY),\n"
+		"           1 = passthrough node (/dev/vdXc0, NVMe's /dev/ngXnY) [0]\n"
 		"  -N 0|1   IORING_OP_NOP instead of I/O, in the same loop: the floor [0]\n"
 		"  -d N     queue depth [32]\n"
 		"  -s N     submit batch [min(depth, 32)]\n"
@@ -122,6 +134,7 @@ static void usage(void)
 		"  -I N     stop each thread after N I/Os\n"
 		"  -z BYTES use only the first BYTES of the device [all]\n"
 		"  -t 0|1   track latency percentiles [0]\n"
+		"  -v SEED  write the test pattern of SEED, check it in every read [0: no check]\n"
 		"  -W 0|1   mark thread 0's I/O loop as a window of tools/insn-plugin.c [0]\n"
 		"  -j       print the summary as JSON\n"
 		"  -q       no per-second lines\n");
@@ -132,7 +145,7 @@ static void parse_args(int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "u:N:d:s:c:b:w:R:p:B:F:k:V:f:O:n:C:r:I:z:t:W:jqh")) != -1) {
+	while ((opt = getopt(argc, argv, "u:N:d:s:c:b:w:R:p:B:F:k:V:f:O:n:C:r:I:z:t:v:W:jqh")) != -1) {
 		switch (opt) {
 		case 'u': o.passthrough = vblk_number(optarg, usage); break;
 		case 'N': o.nop = vblk_number(optarg, usage); break;
@@ -155,6 +168,7 @@ static void parse_args(int argc, char **argv)
 		case 'I': o.ios = vblk_number(optarg, usage); break;
 		case 'z': o.size = vblk_number(optarg, usage); break;
 		case 't': o.track_lat = vblk_number(optarg, usage); break;
+		case 'v': o.seed = vblk_number(optarg, usage); break;
 		case 'j': o.json = true; break;
 		case 'q': o.quiet = true; break;
 		case 'W': o.window = vblk_number(optarg, usage); break;
@@ -179,6 +193,8 @@ static void parse_args(int argc, char **argv)
 		o.runtime = 10;
 	if (o.fixed && o.vectored)
 		die("%s", "-B1 and -V1 exclude each other: registered buffers are plain buffers");
+	if (o.seed && o.bs % 8)
+		die("%s", "-v needs a block size that is a multiple of 8");
 }
 
 /* Check that the device fits the path and the options; learn its limits. */
@@ -190,12 +206,17 @@ static void check_device(void)
 		die(o.passthrough ? "%s: no such node (is virtio_blk the passthrough-capable one?)"
 				  : "%s: no such device", o.dev);
 	if (o.passthrough && S_ISBLK(st.st_mode))
-		die("%s is a block device: -u1 drives the passthrough node, /dev/vdXc0", o.dev);
+		die("%s is a block device: -u1 drives the passthrough node, /dev/vdXc0 or /dev/ngXnY",
+		    o.dev);
 	if (!o.passthrough && S_ISCHR(st.st_mode))
-		die("%s is a character device: -u0 drives the block device, /dev/vdX", o.dev);
+		die("%s is a character device: -u0 drives the block device, /dev/vdX or /dev/nvmeXnY",
+		    o.dev);
 	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))
 		die("%s is not a device", o.dev);
 	vblk_disk_info(o.dev, &disk);
+	if (o.polled && disk.nvme && !disk.polled)
+		die("polling asked (-p1) but %s has no poll queues: load nvme with poll_queues=N",
+		    disk.name);
 	if (o.polled && !(o.passthrough ? disk.node_polled : disk.polled))
 		die(o.passthrough ? "polling asked (-p1) but %s has no poll queues: load virtio_blk with poll_queues=N, or passthrough_poll_queues=N"
 				  : "polling asked (-p1) but %s has no poll queues: load virtio_blk with poll_queues=N",
@@ -220,8 +241,18 @@ static void setup(struct submitter *s)
 		s->fd = open(o.dev, mode);
 	if (s->fd < 0)
 		die("cannot open %s", o.dev);
+	if (o.passthrough && disk.nvme) {
+		int id = nvme_nsid(s->fd);
+
+		if (id <= 0)
+			die("%s: no NVMe namespace ID", o.dev);
+		nsid = id;
+	}
 	if (o.passthrough)
 		flags |= IORING_SETUP_SQE128;
+	/* NVMe's commands return their result in a 32-byte CQE */
+	if (o.passthrough && disk.nvme)
+		flags |= IORING_SETUP_CQE32;
 	if (o.polled)
 		flags |= IORING_SETUP_IOPOLL;
 	if (o.sqpoll)
@@ -232,9 +263,10 @@ static void setup(struct submitter *s)
 
 	s->bufs = calloc(o.depth, sizeof(*s->bufs));
 	s->iovs = calloc(o.depth, sizeof(*s->iovs));
+	s->offs = calloc(o.depth, sizeof(*s->offs));
 	s->start_ns = calloc(o.depth, sizeof(*s->start_ns));
 	s->free_slots = calloc(o.depth, sizeof(*s->free_slots));
-	if (!s->bufs || !s->iovs || !s->start_ns || !s->free_slots)
+	if (!s->bufs || !s->iovs || !s->offs || !s->start_ns || !s->free_slots)
 		die("%s", "out of memory");
 	for (i = 0; i < o.depth; i++) {
 		if (posix_memalign((void **)&s->bufs[i], 4096, o.bs))
@@ -260,6 +292,16 @@ static uint64_t next_offset(struct submitter *s)
 	off = s->seq_off;
 	s->seq_off = off + o.bs >= blocks * o.bs ? 0 : off + o.bs;
 	return off;
+}
+
+static void prep_nvme(struct submitter *s, struct io_uring_sqe *sqe, unsigned int slot,
+		      bool write, uint64_t off)
+{
+	nvme_prep_rw(sqe, s->fd, nsid, disk.lbs, write, off,
+		     o.vectored ? (void *)&s->iovs[slot] : s->bufs[slot],
+		     o.vectored ? 1 : o.bs, o.vectored, o.bs);
+	if (o.fixed)
+		vblk_prep_fixed(sqe, slot);
 }
 
 static void prep_passthrough(struct submitter *s, struct io_uring_sqe *sqe, unsigned int slot,
@@ -299,7 +341,9 @@ static void prep_flush(struct submitter *s, struct io_uring_sqe *sqe)
 {
 	struct virtblk_uring_cmd cmd = { .type = VIRTIO_BLK_T_FLUSH };
 
-	if (o.passthrough)
+	if (o.passthrough && disk.nvme)
+		nvme_prep_flush(sqe, s->fd, nsid);
+	else if (o.passthrough)
 		vblk_prep_cmd(&s->ring, sqe, s->fd, VIRTBLK_URING_CMD_IO, &cmd);
 	else
 		io_uring_prep_fsync(sqe, s->fd, 0);
@@ -321,7 +365,7 @@ static void prep_one(struct submitter *s)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
 	unsigned int slot = s->free_slots[--s->nr_free];
-	bool write, flush = flush_due(s);
+	bool write = false, flush = flush_due(s);
 	uint64_t off;
 
 	if (flush) {
@@ -330,8 +374,13 @@ static void prep_one(struct submitter *s)
 	} else {
 		write = rnd(s) % 100 < o.write_pct;
 		off = next_offset(s);
+		s->offs[slot] = off;
+		if (o.seed && write)
+			pattern_fill(s->bufs[slot], o.seed, off, o.bs);
 		if (o.nop)
 			io_uring_prep_nop(sqe);
+		else if (o.passthrough && disk.nvme)
+			prep_nvme(s, sqe, slot, write, off);
 		else if (o.passthrough)
 			prep_passthrough(s, sqe, slot, write, off);
 		else
@@ -343,7 +392,7 @@ static void prep_one(struct submitter *s)
 		sqe->fd = 0;
 		sqe->flags |= IOSQE_FIXED_FILE;
 	}
-	sqe->user_data = slot | (flush ? FLUSH_TAG : 0);
+	sqe->user_data = slot | (flush ? FLUSH_TAG : 0) | (write ? WRITE_TAG : 0);
 	if (o.track_lat)
 		s->start_ns[slot] = now_ns();
 }
@@ -361,6 +410,18 @@ static void record_latency(struct submitter *s, unsigned int slot)
 	s->lat[s->nr_lat++] = lat > UINT32_MAX ? UINT32_MAX : lat;
 }
 
+/* -v: a read must have returned the pattern of its offset. */
+static void check_read(struct submitter *s, unsigned int slot)
+{
+	long at = pattern_check(s->bufs[slot], o.seed, s->offs[slot], o.bs);
+
+	if (at >= 0 && !s->error) {
+		fprintf(stderr, "io_uring-vblk: data mismatch: the read at byte %" PRIu64
+			" differs at byte %ld\n", s->offs[slot], at);
+		s->error = 1;
+	}
+}
+
 /* Reap what has completed; returns the number reaped (errors set s->error). */
 static int reap(struct submitter *s)
 {
@@ -372,14 +433,17 @@ static int reap(struct submitter *s)
 		return 0;
 	s->reap_calls++;
 	for (i = 0; i < n; i++) {
-		bool flush = cqes[i]->user_data & FLUSH_TAG;
-		unsigned int slot = cqes[i]->user_data & ~FLUSH_TAG;
+		uint64_t tag = cqes[i]->user_data;
+		bool flush = tag & FLUSH_TAG;
+		unsigned int slot = tag & SLOT_MASK;
 		int want = o.nop || o.passthrough || flush ? 0 : (int)o.bs;
 
 		if (cqes[i]->res != want && !s->error) {
 			fprintf(stderr, "io_uring-vblk: I/O error: res=%d (%s)\n", cqes[i]->res,
 				cqes[i]->res < 0 ? strerror(-cqes[i]->res) : "device status");
 			s->error = 1;
+		} else if (o.seed && !o.nop && !flush && !(tag & WRITE_TAG)) {
+			check_read(s, slot);
 		}
 		if (flush)
 			s->flushes++;

@@ -4,9 +4,10 @@
 Boots the guest of tools/guest_setup.py once.  For every point (op x
 queue depth x interrupt/polled x tool) it runs the passthrough path through
 blk-mq (/dev/vdac0) and the block path (/dev/vda, O_DIRECT) under each I/O
-scheduler of the disk (none and mq-deadline), and the passthrough node in
+scheduler of the disk (none and mq-deadline), the passthrough node in
 direct mode (/dev/vdbc0, which has virtqueues of its own and no use for a
-scheduler), in alternation, the same op, size, depth and CPU for each,
+scheduler), and the yardstick, NVMe's char node (/dev/ng0n1) and block
+device (/dev/nvme0n1) under none, in alternation, the same op, size, depth and CPU for each,
 REPEATS times, and reports medians with their spread.  Every run sets the
 scheduler it is measured with: passthrough requests bypass the
 scheduler's queue, but with a scheduler they take its tags.
@@ -33,7 +34,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guest_setup  # noqa: E402
 import vm  # noqa: E402
-from guest_setup import BLOCK, DIRECT_NODE, NODE  # noqa: E402
+from guest_setup import BLOCK, DIRECT_NODE, NODE, NVME_BLOCK, NVME_NODE  # noqa: E402
 
 OPS = (("randread", 0), ("randwrite", 100))
 DEPTHS = (1, 8, 32)
@@ -41,9 +42,13 @@ MODES = ("irq", "polled")
 SCHEDULERS = ("none", "mq-deadline")
 SIDES = ("passthrough", "block")
 DIRECT = ("direct", SCHEDULERS[0])
-# a path: a side under a scheduler; the direct mode once
-PATHS = tuple((side, sched) for sched in SCHEDULERS for side in SIDES) + (DIRECT,)
-DEVICE = {"passthrough": NODE, "direct": DIRECT_NODE, "block": BLOCK}
+# NVMe's char node and block device, the yardstick, under none
+NVME = (("ng", SCHEDULERS[0]), ("nvme", SCHEDULERS[0]))
+# a path: a side under a scheduler; the direct mode and NVMe's pair once
+PATHS = tuple((side, sched) for sched in SCHEDULERS for side in SIDES) + (DIRECT,) + NVME
+DEVICE = {"passthrough": NODE, "direct": DIRECT_NODE, "block": BLOCK,
+          "ng": NVME_NODE, "nvme": NVME_BLOCK}
+BLOCK_SIDES = ("block", "nvme")         # the block devices, the others' char nodes
 BS = 4096
 CPU = 0                 # every run is pinned to this guest CPU
 
@@ -54,13 +59,13 @@ def path_name(side, sched):
 
 
 class IoUringVblk:
-    """t/io_uring-vblk: -u1 on the node, -u0 on the block device."""
+    """t/io_uring-vblk: -u1 on a char node, -u0 on a block device."""
 
     name = "io_uring-vblk"
 
     def command(self, side, write_pct, depth, polled, runtime):
         dev = DEVICE[side]
-        return (f"io_uring-vblk -u{int(side != 'block')} -d {depth} -b {BS} -w {write_pct} "
+        return (f"io_uring-vblk -u{int(side not in BLOCK_SIDES)} -d {depth} -b {BS} -w {write_pct} "
                 f"-p {int(polled)} -r {runtime} -t 1 -j -C {CPU} {dev}")
 
     def parse(self, output):
@@ -71,7 +76,8 @@ class IoUringVblk:
 
 
 class Fio:
-    """fio: ioengine=io_uring_cmd with cmd_type=vblk against ioengine=io_uring."""
+    """fio: ioengine=io_uring_cmd with cmd_type=vblk (cmd_type=nvme on NVMe's
+    char node) against ioengine=io_uring."""
 
     name = "fio"
 
@@ -79,8 +85,11 @@ class Fio:
     def job(side, write_pct, depth, polled, cpu=CPU):
         """A point's job; make bench times it, make profile counts it."""
         rw = "randwrite" if write_pct else "randread"
-        engine = ("--ioengine=io_uring --direct=1 --filename=" + BLOCK if side == "block"
-                  else "--ioengine=io_uring_cmd --cmd_type=vblk --filename=" + DEVICE[side])
+        if side in BLOCK_SIDES:
+            engine = "--ioengine=io_uring --direct=1"
+        else:
+            engine = f"--ioengine=io_uring_cmd --cmd_type={'nvme' if side == 'ng' else 'vblk'}"
+        engine += f" --filename={DEVICE[side]}"
         return (f"fio --name=bench {engine} --rw={rw} --bs={BS} --iodepth={depth} "
                 f"--hipri={int(polled)} --cpus_allowed={cpu} "
                 f"--norandommap --randrepeat=0 --output-format=json")
@@ -187,7 +196,8 @@ def table(summary, tools, only=None):
     for sched in SCHEDULERS:
         head += [f"passthrough, {sched}", f"block, {sched}", f"pt / block, {sched}"]
     head += ["direct", f"direct / block, {SCHEDULERS[0]}",
-             f"p99 lat (us) pt / direct / block, {SCHEDULERS[0]}"]
+             f"p99 lat (us) pt / direct / block, {SCHEDULERS[0]}",
+             "ng", "nvme", "ng / nvme", "p99 lat (us) ng / nvme"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for op, _, depth, mode, tool in points(tools, only):
         cells = [op, str(depth), mode, tool.name]
@@ -202,6 +212,11 @@ def table(summary, tools, only=None):
                   f"{direct['iops_median'] / blk['iops_median']:.2f}" if measured(direct, blk) else "n/a",
                   f"{pt['lat_p99_us']:.0f} / {direct['lat_p99_us']:.0f} / {blk['lat_p99_us']:.0f}"
                   if measured(pt, direct, blk) else "n/a"]
+        ng, nvme = (by[(op, depth, mode, tool.name, path_name(*p))] for p in NVME)
+        cells += [iops_cell(ng), iops_cell(nvme),
+                  f"{ng['iops_median'] / nvme['iops_median']:.2f}" if measured(ng, nvme) else "n/a",
+                  f"{ng['lat_p99_us']:.0f} / {nvme['lat_p99_us']:.0f}"
+                  if measured(ng, nvme) else "n/a"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -230,7 +245,8 @@ def plot(summary, tools, out):
     script = ["set terminal pngcairo size 1400,1000 font ',10' noenhanced",
               f"set output '{os.path.join(out, 'bench.png')}'",
               f"set multiplot layout {len(OPS)},{len(MODES)} title 'virtio-blk: passthrough "
-              "(/dev/vdac0), direct mode (/dev/vdbc0) and block device (/dev/vda), 4 KiB'",
+              "(/dev/vdac0), direct mode (/dev/vdbc0) and block device (/dev/vda); NVMe: "
+              "ng0n1 and nvme0n1; 4 KiB'",
               "set logscale x 2", "set xlabel 'queue depth'", "set ylabel 'IOPS'",
               "set key below", "set grid",
               "set xtics (" + ", ".join(str(d) for d in DEPTHS) + ")"]
@@ -306,7 +322,9 @@ def report(env, tbl):
             f"Method: one boot, {env['disk']}; 4 KiB, every run pinned to guest CPU "
             f"{env['cpu']}; for each point the passthrough node and the block device "
             f"(O_DIRECT, O_NOATIME), each under scheduler {' and '.join(SCHEDULERS)}, and the "
-            f"node in direct mode (vdb, its own virtqueues), run in alternation, "
+            f"node in direct mode (vdb, its own virtqueues), and NVMe's char node (ng0n1, "
+            f"io_uring-vblk's NVMe commands, fio's cmd_type=nvme) and block device "
+            f"(nvme0n1) under none, run in alternation, "
             f"{env['repeats']} times {env['runtime_s']} s each, every run setting its scheduler; "
             f"medians with (min-max). Passthrough requests bypass the scheduler's queue but "
             f"take its tags. The kernel's default scheduler for this disk: "

@@ -1,7 +1,8 @@
 """make profile's fio runs: what make bench's fio column costs per I/O.
 
 The same fio job as make bench's (tools/bench.py, Fio.job) on the node, the
-direct node and the block device, 4 KiB random reads at QD 1 and 32,
+direct node and the block device, and NVMe's char node (cmd_type=nvme) and
+block device, 4 KiB random reads at QD 1 and 32,
 interrupt-driven and polled, its job pinned to the load's vCPU, and fio
 itself started under insn-window on the other vCPU: the window holds the
 whole run, but on the load's vCPU only the job's thread runs, and its
@@ -27,7 +28,8 @@ from insns import IO_URING_ENTER as ENTER, by_symbol, mean_symbols, over_both, w
 DEPTHS = (1, 32)
 MODES = ("irq", "polled")
 # the profile's paths, as make bench names them
-SIDES = (("node", "passthrough"), ("direct", "direct"), ("block", "block"))
+SIDES = (("node", "passthrough"), ("direct", "direct"), ("block", "block"),
+         ("ng", "ng"), ("nvme", "nvme"))
 N = 10000               # I/Os of the shorter window of a run
 REPEATS = 3
 
@@ -86,19 +88,20 @@ def table(summary):
     def each(row, fmt):
         return " / ".join(fmt(r) for r in row)
 
-    lines = ["| QD | completion | node | direct | block | node/block | direct/block | "
-             "fio's user space node / direct / block | kernel node / direct / block | "
-             "sched/IO node / direct / block | polls/IO node / direct / block | "
-             "io_uring_enter/IO node / direct / block |",
-             "| --- " * 12 + "|"]
+    names = " / ".join(path for path, _ in SIDES)
+    lines = ["| QD | completion | node | direct | block | ng | nvme | node/block | direct/block | "
+             f"ng/nvme | fio's user space {names} | kernel {names} | sched/IO {names} | "
+             f"polls/IO {names} | io_uring_enter/IO {names} |",
+             "| --- " * 15 + "|"]
     rows = collections.defaultdict(dict)
     for (depth, mode, path), s in summary.items():
         rows[depth, mode][path] = s
     for (depth, mode), by_path in rows.items():
         row = [by_path[path] for path, _ in SIDES]
-        node, direct, block = (r["raw"] for r in row)
+        node, direct, block, ng, nvme = (r["raw"] for r in row)
         lines.append(f"| {depth} | {mode} | {node:.0f} | {direct:.0f} | {block:.0f} | "
-                     f"{node / block:.2f} | {direct / block:.2f} | "
+                     f"{ng:.0f} | {nvme:.0f} | {node / block:.2f} | {direct / block:.2f} | "
+                     f"{ng / nvme:.2f} | "
                      f"{each(row, lambda r: format(r['user'], '.0f'))} | "
                      f"{each(row, lambda r: format(r['raw'] - r['user'], '.0f'))} | "
                      f"{each(row, lambda r: waits(r['schedule']))} | "

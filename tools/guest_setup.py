@@ -3,32 +3,44 @@ virtio-blk disks on an iothread, each with a default and a poll queue for
 blk-mq.  vda's passthrough node goes through blk-mq; vdb has
 PT_QUEUES virtqueues more, so its node drives them itself (the direct
 mode of passthrough_queues): one polled and one with an interrupt per
-vCPU.  The node, the direct node and the block device are measured in the
-same boot, on disks that differ only in the node's queues."""
+vCPU.  Beside them the yardstick, NVMe's pair: a null-co namespace on
+QEMU's NVMe controller, its generic char node /dev/ng0n1 (the kernel's
+uring_cmd passthrough) and its block device /dev/nvme0n1, with an
+interrupt queue per vCPU and a poll queue.  The node, the direct node, the
+block device and NVMe's pair are measured in the same boot."""
 
 import vm
 
 PT_QUEUES, PT_POLL_QUEUES = 3, 1
 VBLK_PARAMS = (f"poll_queues=1 passthrough_queues={PT_QUEUES} "
                f"passthrough_poll_queues={PT_POLL_QUEUES}")
+NVME_PARAMS = "poll_queues=1"
 DISKS = [vm.Disk(id=f"d{i}", backend="null", size=64 << 30, iothread=True, num_queues=queues)
          for i, queues in enumerate((2, 2 + PT_QUEUES))]
+NVME = vm.Nvme(id="n0", backend="null", size=64 << 30)
 DESCRIPTION = (f"two null-co disks, read-zeroes, iothread, num-queues=2 and {2 + PT_QUEUES}; "
-               f"virtio_blk {VBLK_PARAMS}")
+               f"virtio_blk {VBLK_PARAMS}; a null-co NVMe namespace (QEMU's nvme, main loop), "
+               f"nvme {NVME_PARAMS}")
 NODE, DIRECT_NODE, BLOCK = "/dev/vdac0", "/dev/vdbc0", "/dev/vda"
+NVME_NODE, NVME_BLOCK = "/dev/ng0n1", "/dev/nvme0n1"
 # the block device whose scheduler a run on each device sets
-DISK_OF = {NODE: "vda", DIRECT_NODE: "vdb", BLOCK: "vda"}
+DISK_OF = {NODE: "vda", DIRECT_NODE: "vdb", BLOCK: "vda",
+           NVME_NODE: "nvme0n1", NVME_BLOCK: "nvme0n1"}
 
 
 def boot(name, **kwargs):
     """The guest, to start as a context manager; then load()."""
-    return vm.Guest(name, DISKS, **kwargs)
+    return vm.Guest(name, DISKS + [NVME], **kwargs)
 
 
 def load(guest):
-    """Load virtio_blk and check that only vdb's node has queues of its own."""
+    """Load virtio_blk and nvme; check that only vdb's node has queues of
+    its own, and that NVMe's namespace has a poll queue."""
     guest.load_vblk(VBLK_PARAMS)
+    guest.load_nvme(NVME_PARAMS)
     queues = guest.output(f"cat {vm.NODE_CLASS}/vdac0/queues "
                           f"{vm.NODE_CLASS}/vdbc0/queues").split()
     if queues != ["0", str(PT_QUEUES)]:
         raise SystemExit(f"the nodes' own queues: {queues}, not 0 and {PT_QUEUES}")
+    if guest.output("cat /sys/block/nvme0n1/queue/io_poll").strip() != "1":
+        raise SystemExit("nvme0n1 has no poll queue")

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """make profile: guest instructions per I/O on the node and on the block
-device, counted by tools/insn-plugin.c, split by kernel symbol.
+device, with NVMe's char node and block device beside them as the
+yardstick, counted by tools/insn-plugin.c, split by kernel symbol.
 
 Two boots of one guest (TCG, 2 vCPUs, scheduler none) each run every
 point, alternating them, 5 times: 4 KiB random reads and writes, QD 1 and
@@ -8,7 +9,10 @@ point, alternating them, 5 times: 4 KiB random reads and writes, QD 1 and
 against the block device (-u0, O_DIRECT, O_NOATIME), and the same loop with
 IORING_OP_NOP (-N1, the floor), in the guest of tools/guest_setup.py:
 vda's node goes through blk-mq ("node"), vdb's drives virtqueues of its
-own ("direct").  The floor is the NOP's figure plus one virtqueue round trip: what
+own ("direct"); NVMe's generic char node /dev/ng0n1 ("ng", uring_cmd with
+struct nvme_uring_cmd) against its block device /dev/nvme0n1 ("nvme") run
+the same loop, so that the node's ratio to its block device stands beside
+the ratio of the passthrough the kernel already has.  The floor is the NOP's figure plus one virtqueue round trip: what
 the direct path spends in virtio_ring and virtio_pci symbols per
 interrupt-driven I/O (descriptors, notify, used ring, the interrupt's
 handler), less the handler in polled mode; the polled run's own count
@@ -27,7 +31,8 @@ Raw counts depend on timing; the timing-free figure removes it:
     sleeps, wake-ups and idle halts (__schedule, do_idle,
     default_idle_call), in polled mode io_uring's passes over its poll list
     and the driver's polls, found or not (io_do_iopoll, and virtblk_poll or,
-    direct, virtblk_pt_poll), and
+    direct, virtblk_pt_poll, or NVMe's nvme_poll: blk-mq's poll of both
+    of NVMe's paths), and
     in both timer interrupts (hrtimer_interrupt).  tools/insn_fit.py fits
     their cost over every window of a path and mode and evaluates each point
     at a canonical wait: per io_uring_enter one sleep and one wake-up with
@@ -38,6 +43,7 @@ boot runs make bench's fio job on the node, the direct node and the block
 device, counted as tools/fio_profile.py says: what fio's IOPS can show.
 
 usage: tools/profile.py [--quick [--fixed]] [--repeats R] [--boots B] [--out DIR] [--reuse]
+                        [--paths PATH,...]
 """
 
 import argparse
@@ -62,7 +68,8 @@ DEPTHS = (1, 32)
 MODES = ("irq", "polled")
 BUFFERS = (("plain", 0), ("fixed", 1))
 PATHS = (("node", f"-u1 {guest_setup.NODE}"), ("direct", f"-u1 {guest_setup.DIRECT_NODE}"),
-         ("block", f"-u0 {guest_setup.BLOCK}"), ("nop", f"-u1 -N1 {guest_setup.NODE}"))
+         ("block", f"-u0 {guest_setup.BLOCK}"), ("nop", f"-u1 -N1 {guest_setup.NODE}"),
+         ("ng", f"-u1 {guest_setup.NVME_NODE}"), ("nvme", f"-u0 {guest_setup.NVME_BLOCK}"))
 CPU = 1                 # the load's vCPU; its queue's interrupt lands there
 N = 2000                # I/Os of the shorter window of a run (NOPs: NOP_N)
 NOP_N = 10 * N          # a NOP costs a tenth of an I/O: as many instructions
@@ -77,7 +84,8 @@ SLOWPATH = re.compile(r"queued_(spin|read|write)_lock_slowpath$")
 # driver poll (virtblk_poll).  Timer interrupts (hrtimer_interrupt) come
 # with time, not with I/O: none in a canonical wait.  NOPs only see ticks.
 TICK = "hrtimer_interrupt"
-POLL = {"direct": "virtblk_pt_poll"}   # the driver's poll; else virtblk_poll
+# the driver's poll; else virtblk_poll
+POLL = {"direct": "virtblk_pt_poll", "ng": "nvme_poll", "nvme": "nvme_poll"}
 
 
 def poll_symbol(path):
@@ -103,7 +111,8 @@ def canonical(path, mode, enters):
     return {"__schedule": 2 * enters, "do_idle": enters, "default_idle_call": enters, TICK: 0}
 
 
-SPREAD_LIMIT = {"node": 0.02, "direct": 0.02, "block": 0.02, "nop": 0.005}
+SPREAD_LIMIT = {"node": 0.02, "direct": 0.02, "block": 0.02, "nop": 0.005,
+                "ng": 0.02, "nvme": 0.02}
 TOP = 15
 BLIND_SPOTS = """\
 - Time, not instructions: a cache miss, a VM exit on real hardware, an
@@ -131,14 +140,14 @@ BLIND_SPOTS = """\
   compiler's instruction mix is not."""
 
 
-def points(quick, fixed=False):
-    """(op, depth, mode, buffers, path): the NOP floor once per depth and
-    mode; quick: reads, with plain buffers unless fixed."""
+def points(quick, fixed=False, paths=dict(PATHS)):
+    """(op, depth, mode, buffers, path) of the paths asked: the NOP floor
+    once per depth and mode; quick: reads, with plain buffers unless fixed."""
     for op, _ in OPS[:1] if quick else OPS:
         for depth in DEPTHS:
             for mode in MODES:
                 for bufs, _ in BUFFERS[:1] if quick and not fixed else BUFFERS:
-                    for path, _ in PATHS:
+                    for path in paths:
                         if path == "nop" and (op, bufs) != (OPS[0][0], BUFFERS[0][0]):
                             continue
                         yield op, depth, mode, bufs, path
@@ -155,24 +164,29 @@ def command(point, ios):
             f"-B {dict(BUFFERS)[bufs]} -I {ios} -C {CPU} -W 1 -q -j {dict(PATHS)[path]}")
 
 
-def run_boot(boot, quick, fixed, repeats):
-    """Boot number boot: run every point repeats times (alternating the
-    points), then, unless quick, fio's (tools/fio_profile.py); leave
-    insns.txt, the module symbols and the runs' points in the guest's
-    directory, boot_dir(boot), which is returned."""
+def run_boot(boot, quick, fixed, repeats, paths):
+    """Boot number boot: run every point of the paths repeats times
+    (alternating the points), then, unless quick or some paths only,
+    fio's (tools/fio_profile.py); leave insns.txt, the module symbols and
+    the runs' points in the guest's directory, boot_dir(boot), which is
+    returned.  NVMe's paths alone need nothing of virtio_blk: a tree
+    without the node (a patch of the series before it) measures them."""
     runs, fio_runs, started = [], [], time.monotonic()
     with guest_setup.boot(BOOT_NAME.format(boot), count_insns=True) as guest:
-        guest_setup.load(guest)
-        guest.output("echo none > /sys/block/vda/queue/scheduler; "
-                     "echo none > /sys/block/vdb/queue/scheduler")
+        if set(paths) <= set(YARDSTICK):
+            guest.load_nvme(guest_setup.NVME_PARAMS)
+        else:
+            guest_setup.load(guest)
+        guest.output("for d in vda vdb nvme0n1; do [ ! -e /sys/block/$d ] || "
+                     "echo none > /sys/block/$d/queue/scheduler; done")
         modules = guest.output("grep '\\[' /proc/kallsyms")
         for _ in range(repeats):
-            for point in points(quick, fixed):
+            for point in points(quick, fixed, paths):
                 n = window_ios(point)
                 for ios in (n, 2 * n):
                     guest.output(command(point, ios))
                 runs.append(point)
-        for _ in range(0 if quick else fio_profile.REPEATS):
+        for _ in range(0 if quick or len(paths) < len(PATHS) else fio_profile.REPEATS):
             for point in fio_profile.points():
                 for ios in (fio_profile.N, 2 * fio_profile.N):
                     guest.output(fio_profile.command(point, ios, CPU), timeout=600)
@@ -278,6 +292,7 @@ def combine(boots):
 
 
 SIDES = ("node", "direct", "block")     # the paths a row compares, NOP apart
+YARDSTICK = ("ng", "nvme")              # NVMe's passthrough and its block device
 
 
 def virtqueue(summary, op, depth, mode, bufs):
@@ -291,27 +306,32 @@ def virtqueue(summary, op, depth, mode, bufs):
 
 def table(summary):
     """A row per point: each side's timing-free figure, the ratios to the
-    block device, the floor; raw counts and waits per I/O beside them."""
+    block device, NVMe's ratio and the node's against it, the floor; raw
+    counts and waits per I/O beside them."""
     def each(row, fmt):
         return " / ".join(fmt(s) for s in row)
 
-    lines = ["| op | QD | completion | buffers | node | direct | block | node/block | "
-             "direct/block | floor: NOP + virtqueue | direct/floor | "
-             "spread of 2 boots node / direct / block / NOP | raw node / direct / block | "
-             "both vCPUs raw node / direct / block | sched/IO node / direct / block | "
-             "polls/IO node / direct / block |",
-             "| --- " * 16 + "|"]
+    names = " / ".join(SIDES + YARDSTICK)
+    lines = ["| op | QD | completion | buffers | node | direct | block | ng | nvme | "
+             "node/block | direct/block | ng/nvme | node/block over ng/nvme | "
+             "direct/block over ng/nvme | floor: NOP + virtqueue | direct/floor | "
+             f"spread of 2 boots {names} / NOP | raw {names} | both vCPUs raw {names} | "
+             f"sched/IO {names} | polls/IO {names} |",
+             "| --- " * 21 + "|"]
     for (op, depth, mode, bufs, path), s in summary.items():
         if path != "node":
             continue
-        row = [summary[op, depth, mode, bufs, side] for side in SIDES]
-        node, direct, block = (r["free"] for r in row)
+        row = [summary[op, depth, mode, bufs, side] for side in SIDES + YARDSTICK]
+        node, direct, block, ng, nvme = (r["free"] for r in row)
         nop = summary[OPS[0][0], depth, mode, BUFFERS[0][0], "nop"]
         ring = virtqueue(summary, op, depth, mode, bufs)
         floor = nop["free"] + ring
+        nvme_ratio = ng / nvme
         lines.append(
             f"| {op} | {depth} | {mode} | {bufs} | {node:.0f} | {direct:.0f} | {block:.0f} | "
-            f"{node / block:.2f} | {direct / block:.2f} | "
+            f"{ng:.0f} | {nvme:.0f} | {node / block:.2f} | {direct / block:.2f} | "
+            f"{nvme_ratio:.2f} | {node / block / nvme_ratio:.2f} | "
+            f"{direct / block / nvme_ratio:.2f} | "
             f"{floor:.0f} ({nop['free']:.0f} + {ring:.0f}) | {direct / floor:.2f} | "
             f"{each(row + [nop], lambda r: format(100 * r['spread'], '.1f'))} % | "
             f"{each(row, lambda r: format(r['raw'], '.0f'))} | "
@@ -321,10 +341,29 @@ def table(summary):
     return "\n".join(lines)
 
 
+def yardstick(summary):
+    """A row per point: the node's and the direct node's ratio to the block
+    device beside NVMe's ratio of its char node to its block device."""
+    lines = ["| op | QD | completion | buffers | node/block | direct/block | ng/nvme | "
+             "node / ng, each over its block device |", "| --- " * 8 + "|"]
+    for (op, depth, mode, bufs, path), s in summary.items():
+        if path != "node":
+            continue
+        node, direct, block, ng, nvme = (summary[op, depth, mode, bufs, side]["free"]
+                                         for side in SIDES + YARDSTICK)
+        lines.append(f"| {op} | {depth} | {mode} | {bufs} | {node / block:.2f} | "
+                     f"{direct / block:.2f} | {ng / nvme:.2f} | "
+                     f"{node / block / (ng / nvme):.2f} |")
+    return "\n".join(lines)
+
+
 def agreement(summary):
     """One line per path: the largest spread between boots, against its limit."""
     lines = []
+    measured = {p[4] for p in summary}
     for path, limit in SPREAD_LIMIT.items():
+        if path not in measured:
+            continue
         worst = max((s["spread"], p) for p, s in summary.items() if p[4] == path)
         verdict = "within" if worst[0] <= limit else "OUTSIDE"
         lines.append(f"- {path}: largest spread {100 * worst[0]:.2f} % "
@@ -363,7 +402,7 @@ def fio_differences(summary, fio):
 
 def top(summary, point):
     lines = []
-    for path in SIDES:
+    for path in SIDES + YARDSTICK:
         syms = list(summary[point + (path,)]["symbols"].items())[:TOP]
         lines.append(f"{path}: " + ", ".join(f"{k} {v:.0f}" for k, v in syms))
     return "\n\n".join(lines)
@@ -393,12 +432,38 @@ run of the same point (raw counts per I/O, means over the runs).
 """
 
 
+def paths_table(summary):
+    """A row per point of a run of some paths only (--paths): each path's
+    timing-free figure, raw count and waits per I/O; NVMe's ratio when both
+    of its paths ran."""
+    paths = list(dict.fromkeys(p[4] for p in summary))
+    ratio = set(YARDSTICK) <= set(paths)
+    lines = ["| op | QD | completion | buffers | " +
+             " | ".join(f"{p} free / raw / sched / polls" for p in paths) +
+             (" | ng/nvme |" if ratio else " |"), "| --- " * (4 + len(paths) + ratio) + "|"]
+    for point in dict.fromkeys(p[:4] for p in summary):
+        row = [summary[point + (p,)] for p in paths]
+        cells = [f"{r['free']:.0f} / {r['raw']:.0f} / {waits(r['schedule'])} / "
+                 f"{waits(r['polls'])}" for r in row]
+        if ratio:
+            ng, nvme = (summary[point + (p,)]["free"] for p in YARDSTICK)
+            cells.append(f"{ng / nvme:.3f}")
+        lines.append("| " + " | ".join(map(str, point)) + " | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def report(summary, fits, repeats, minutes, fio=None):
     text = [f"# make profile\n\nGuest instructions per 4 KiB I/O on the load's vCPU, "
             f"timing-free (method: tools/profile.py, tools/insn_fit.py), mean of "
             f"{len(fits)} boots, each the median of {repeats} runs; raw counts (the longer "
             f"window less the shorter) and waits per I/O (over both windows) beside them.  "
-            f"The boots took {minutes:.1f} min.\n", table(summary),
+            f"The boots took {minutes:.1f} min.\n",
+            "## The node beside NVMe's passthrough\n",
+            "Each path's timing-free instructions per I/O over its own block device's: "
+            "the virtio-blk node (blk-mq and direct) over /dev/vda, NVMe's char node "
+            "/dev/ng0n1 over /dev/nvme0n1.  Below 1.00 in the last column, the node saves "
+            "more of its block device's cost than NVMe's passthrough saves of NVMe's.\n",
+            yardstick(summary), "\n## Every path\n", table(summary),
             "\n## Do two boots agree?\n", agreement(summary),
             "\n## The fit\n", fit_table(fits),
             "\n## What the method cannot see\n", BLIND_SPOTS]
@@ -416,6 +481,8 @@ def report(summary, fits, repeats, minutes, fio=None):
         for side in SIDES[:2]:
             text += [f"\n### {name}: {side} against block device\n",
                      differences(summary[point[:4] + (side,)]["symbols"], block, side, "block")]
+        ng, nvme = (summary[point[:4] + (side,)]["symbols"] for side in YARDSTICK)
+        text += [f"\n### {name}: NVMe, ng against nvme\n", differences(ng, nvme, "ng", "nvme")]
     return "\n".join(text) + "\n"
 
 
@@ -430,8 +497,16 @@ def main():
     parser.add_argument("--out", default=os.path.join(vm.TOP, "results"))
     parser.add_argument("--reuse", action="store_true",
                         help="analyse the boots' counts left by the last run again")
+    parser.add_argument("--paths", type=lambda text: text.split(","), default=list(dict(PATHS)),
+                        help="only these paths, e.g. ng,nvme: NVMe's alone, the measure of "
+                             "a change to block/ or io_uring/ (no fio, a short report)")
     args = parser.parse_args()
-    dirs = [boot_dir(b) if args.reuse else run_boot(b, args.quick, args.fixed, args.repeats)
+    unknown = set(args.paths) - set(dict(PATHS))
+    if unknown:
+        parser.error(f"--paths: no path {', '.join(sorted(unknown))} (paths: "
+                     f"{', '.join(dict(PATHS))})")
+    dirs = [boot_dir(b) if args.reuse else
+            run_boot(b, args.quick, args.fixed, args.repeats, args.paths)
             for b in range(args.boots)]
     summaries, fits, fio_boots, seconds = [], [], [], 0
     for d in dirs:
@@ -449,7 +524,14 @@ def main():
                    "summary": {" ".join(map(str, k)): v for k, v in summary.items()},
                    "fio": {" ".join(map(str, k)): v for k, v in (fio or {}).items()}},
                   f, indent=1)
-    md = report(summary, fits, repeats, seconds / 60, fio)
+    if len(args.paths) < len(PATHS):
+        md = (f"# make profile of {', '.join(args.paths)}\n\nTiming-free instructions per "
+              f"I/O (tools/profile.py), mean of {len(fits)} boots, each the median of "
+              f"{repeats} runs; the boots took {seconds / 60:.1f} min.\n\n"
+              f"{paths_table(summary)}\n\n{agreement(summary)}\n\n## The fit\n\n"
+              f"{fit_table(fits)}\n")
+    else:
+        md = report(summary, fits, repeats, seconds / 60, fio)
     with open(os.path.join(args.out, "profile.md"), "w") as f:
         f.write(md)
     print(md)

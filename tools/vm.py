@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""Boot the guest kernel under QEMU with virtio-blk disks and run commands in it.
+"""Boot the guest kernel under QEMU with virtio-blk and NVMe disks and run commands in it.
 
 The one guest runner of the project: tests/ and the benchmarks use the Guest
 class; from a shell,
 
-    tools/vm.py [--disk OPTIONS]... [--load-vblk PARAMS] [-- COMMAND...]
+    tools/vm.py [--disk OPTIONS]... [--nvme OPTIONS]... [--load-vblk PARAMS]
+                [--load-nvme PARAMS] [-- COMMAND...]
 
 boots a guest, runs COMMAND in it and exits with its status, or without a
 COMMAND gives a shell on the guest's console.  A disk's OPTIONS are
 comma-separated key=value fields of the Disk class, e.g.
-"backend=null,size=1G,iothread=on,num_queues=4" (--help lists them).
+"backend=null,size=1G,iothread=on,num_queues=4"; --nvme adds an NVMe
+controller with one namespace, with the fields of the Nvme class
+(--help lists both, and what QEMU's NVMe cannot do).
 
 The guest's console (ttyS0) goes to a log file, its init (guest/init) serves
 commands on a second serial port (ttyS1), and QEMU's QMP socket is open to
@@ -110,39 +113,36 @@ class CommandFailed(GuestError):
 
 
 def option(default, text=None, prop=()):
-    """A Disk field; text: its help, for a field that --disk takes; prop: the
-    virtio-blk-pci properties (a name or a tuple of names) that take its
-    value when it is set (not None)."""
+    """A Backend field; text: its help, for a field that --disk or --nvme
+    takes; prop: the device's properties (a name or a tuple of names) that
+    take its value when it is set (not None)."""
     meta = {"help": text} if text else {}
     meta["props"] = (prop,) if isinstance(prop, str) else prop
     return dataclasses.field(default=default, metadata=meta)
 
 
 @dataclasses.dataclass
-class Disk:
-    """One virtio-blk disk and the QEMU back end behind it.  A field with
-    help text is a --disk option of the command line."""
+class Backend:
+    """What lies behind a guest's disk on the host: the QEMU block back end
+    and its image.  Disk (virtio-blk) and Nvme (an NVMe controller) add the
+    device in front of it.  A field with help text is an option of the
+    command line."""
 
     id: str = option("d0", "QEMU's id of the device (d0, d1... by position)")
     backend: str = option("raw", '"raw": an image file on the host; "null": null-co')
     size: int = option(64 << 20, "bytes, with K, M or G")
-    serial: str = option(None, "the serial number (GET_ID)", "serial")
+    serial: str = option(None, "the serial number (GET_ID; NVMe: Identify)", "serial")
     readonly: bool = option(False, "a read-only disk")
-    discard: bool = option(None, "offer discard (unset: QEMU's default)", "discard")
-    write_zeroes: bool = option(None, "offer write zeroes (unset: QEMU's default)",
-                                "write-zeroes")
-    volatile_cache: bool = option(None, "off: no write cache, so no VIRTIO_BLK_F_FLUSH")
-    num_queues: int = option(None, "virtqueues (unset: QEMU's default)", "num-queues")
-    queue_size: int = option(None, "entries per virtqueue", "queue-size")
-    packed: bool = option(None, "the packed virtqueue layout (unset: QEMU's default, split)",
-                          "packed")
-    iothread: bool = option(False, "run the disk in an I/O thread")
     block_size: int = option(None, "logical (and physical) block size",
                              ("logical_block_size", "physical_block_size"))
     faults: tuple = option((), "KIND:SECTOR[+KIND:SECTOR...]: blkdebug fails reads or "
                                "writes touching SECTOR with EIO (KIND: read, write)")
     image: str = option(None)   # set by Guest: the raw image's path on the host
     bus: str = option(None, prop="bus")  # set by Guest on q35: the disk's PCIe root port
+
+    DRIVER = None               # QEMU's device
+    iothread = False            # the device runs in QEMU's I/O thread
+    discard = None              # the back end unmaps what the guest discards
 
     def blockdev_args(self):
         ro = "on" if self.readonly else "off"
@@ -168,12 +168,40 @@ class Disk:
                        f"discard={unmap},read-only={ro}"]
 
     def device_props(self):
-        """The virtio-blk-pci properties, as QMP device_add takes them."""
-        props = {"driver": "virtio-blk-pci", "id": self.id, "drive": self.id}
+        """The device's properties, as QMP device_add takes them."""
+        props = {"driver": self.DRIVER, "id": self.id, "drive": self.id}
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
             if value is not None:
                 props.update((prop, value) for prop in field.metadata["props"])
+        return props
+
+    def device_arg(self):
+        def text(v):
+            return ("on" if v else "off") if isinstance(v, bool) else str(v)
+        return ",".join(f"{k}={text(v)}" if k != "driver" else v
+                        for k, v in self.device_props().items())
+
+
+@dataclasses.dataclass
+class Disk(Backend):
+    """One virtio-blk disk (virtio-blk-pci) and the back end behind it."""
+
+    discard: bool = option(None, "offer discard (unset: QEMU's default)", "discard")
+    write_zeroes: bool = option(None, "offer write zeroes (unset: QEMU's default)",
+                                "write-zeroes")
+    volatile_cache: bool = option(None, "off: no write cache, so no VIRTIO_BLK_F_FLUSH")
+    num_queues: int = option(None, "virtqueues (unset: QEMU's default)", "num-queues")
+    queue_size: int = option(None, "entries per virtqueue", "queue-size")
+    packed: bool = option(None, "the packed virtqueue layout (unset: QEMU's default, split)",
+                          "packed")
+    iothread: bool = option(False, "run the disk in an I/O thread")
+
+    DRIVER = "virtio-blk-pci"
+    FLAG = "disk"               # the command line's option
+
+    def device_props(self):
+        props = super().device_props()
         if self.volatile_cache is not None:
             # QEMU offers VIRTIO_BLK_F_FLUSH unless both are off
             props["write-cache"] = "on" if self.volatile_cache else "off"
@@ -182,11 +210,32 @@ class Disk:
             props["iothread"] = "io0"
         return props
 
-    def device_arg(self):
-        def text(v):
-            return ("on" if v else "off") if isinstance(v, bool) else str(v)
-        return ",".join(f"{k}={text(v)}" if k != "driver" else v
-                        for k, v in self.device_props().items())
+
+@dataclasses.dataclass
+class Nvme(Backend):
+    """An NVMe controller (QEMU's nvme) with one namespace on the back end:
+    the guest's nvme driver makes it /dev/nvmeXn1 and /dev/ngXn1.
+
+    What QEMU 7.2's NVMe cannot do that its virtio-blk can: run in an I/O
+    thread (the controller runs in QEMU's main loop, under the global lock,
+    where make bench's virtio-blk disks have an iothread); take a queue size
+    (the controller's MQES is fixed; the guest's nvme.io_queue_depth picks
+    within it); leave out discard or write zeroes (it offers both).  Its
+    doorbells are MMIO writes, made rarer by the shadow doorbells (Doorbell
+    Buffer Config) that the guest's driver uses."""
+
+    id: str = option("n0", "QEMU's id of the device (n0, n1... by position)")
+    queues: int = option(None, "I/O queue pairs the controller offers (unset: QEMU's 64)",
+                         "max_ioqpairs")
+
+    DRIVER = "nvme"
+    FLAG = "nvme"
+    discard = True              # the back end unmaps what DSM deallocates
+
+    def device_props(self):
+        props = super().device_props()
+        props.setdefault("serial", self.id)     # QEMU requires one
+        return props
 
 
 def qemu_version():
@@ -221,7 +270,7 @@ class Guest:
         self.append = f"{MODE_CMDLINE} {append}".strip()
         if MODE == "direct":
             for disk in disks:
-                if disk.num_queues is None:
+                if isinstance(disk, Disk) and disk.num_queues is None:
                     disk.num_queues = cpus + DIRECT_QUEUES
         self.accel = accel or detect_accel()
         self.boot_timeout = boot_timeout * SLOWDOWN
@@ -474,6 +523,14 @@ class Guest:
 
     # -- helpers for the disks -------------------------------------------
 
+    def load_nvme(self, params=""):
+        """Load the NVMe driver with module parameters (e.g. "poll_queues=1")
+        and wait until every controller's namespace has its block device."""
+        want = sum(isinstance(d, Nvme) for d in self.disks.values())
+        self.output(f"modprobe nvme {params} && for i in $(seq 100); do "
+                    f"[ $(ls /sys/class/nvme-generic | wc -l) -ge {want} ] && exit 0; "
+                    "sleep 0.1; done; echo no NVMe namespace appeared; exit 1")
+
     def load_vblk(self, params=""):
         """Load virtio_blk with module parameters (e.g. "poll_queues=2").
         In direct mode, every node must then have queues of its own."""
@@ -521,7 +578,10 @@ class Guest:
         with self._monitor("query-blockstats") as qmp:
             stats = qmp.execute("query-blockstats")
         for entry in stats:
-            if entry.get("qdev", "").startswith(f"/machine/peripheral/{disk_id}/"):
+            # QEMU names a device by its id (NVMe's), a child by its path
+            # (virtio-blk-pci's virtio-backend)
+            qdev = entry.get("qdev", "")
+            if qdev == disk_id or qdev.startswith(f"/machine/peripheral/{disk_id}/"):
                 return entry["stats"]
         raise GuestError(f"query-blockstats knows no disk {disk_id}")
 
@@ -613,41 +673,51 @@ def parse_bool(text):
 PARSERS = {bool: parse_bool, int: parse_size, str: str, tuple: parse_faults}
 
 
-def disk_options():
-    """The Disk fields that --disk takes: {name: (type, help)}."""
-    return {f.name: (f.type, f.metadata["help"]) for f in dataclasses.fields(Disk)
+def device_options(kind):
+    """The fields of kind (Disk or Nvme) that the command line takes:
+    {name: (type, help)}."""
+    return {f.name: (f.type, f.metadata["help"]) for f in dataclasses.fields(kind)
             if "help" in f.metadata}
 
 
-def parse_disk(spec, index):
-    """A Disk from "key=value,key=value"; ValueError says what is wrong."""
-    disk = Disk(id=f"d{index}")
-    options = disk_options()
+def parse_device(kind, spec, index):
+    """A Disk or Nvme from "key=value,key=value"; ValueError says what is wrong."""
+    device = kind()
+    device.id = f"{device.id[0]}{index}"
+    options = device_options(kind)
     for item in filter(None, spec.split(",")):
         name, sep, value = item.partition("=")
         if name not in options:
-            raise ValueError(f"unknown disk option {name!r} (known: {', '.join(options)})")
-        kind = options[name][0]
+            raise ValueError(f"unknown {kind.FLAG} option {name!r} "
+                             f"(known: {', '.join(options)})")
         try:
-            setattr(disk, name, PARSERS[kind](value if sep else "on"))
+            setattr(device, name, PARSERS[options[name][0]](value if sep else "on"))
         except ValueError as e:
-            raise ValueError(f"disk option {name}={value!r}: {e}") from None
-    return disk
+            raise ValueError(f"{kind.FLAG} option {name}={value!r}: {e}") from None
+    return device
 
 
-def disk_help():
-    lines = [f"  {name:15s} {text}" for name, (kind, text) in disk_options().items()]
-    return ("--disk takes comma-separated options (booleans: on/off, and a bare name "
-            "is on):\n" + "\n".join(lines))
+def device_help():
+    text = []
+    for kind in (Disk, Nvme):
+        lines = [f"  {name:15s} {help}" for name, (_, help) in device_options(kind).items()]
+        text.append(f"--{kind.FLAG} takes comma-separated options (booleans: on/off, and a bare "
+                    "name is on):\n" + "\n".join(lines))
+    return "\n\n".join(text) + "\n\n" + "\n".join(
+        line.strip() for line in Nvme.__doc__.split("\n\n")[1].splitlines())
 
 
 def main():
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], epilog=disk_help(),
+        description=__doc__.split("\n\n")[0], epilog=device_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--disk", action="append", default=[], metavar="OPTIONS",
                         help="a virtio-blk disk, e.g. size=1G,num_queues=4 (repeatable)")
+    parser.add_argument("--nvme", action="append", default=[], metavar="OPTIONS",
+                        help="an NVMe controller with one namespace, e.g. backend=null,size=1G "
+                             "(repeatable)")
     parser.add_argument("--load-vblk", metavar="PARAMS", help="load virtio_blk with these parameters")
+    parser.add_argument("--load-nvme", metavar="PARAMS", help="load nvme with these parameters")
     parser.add_argument("--cpus", type=int, default=2, help="vCPUs [2]")
     parser.add_argument("--memory", default="512M", help="guest memory [512M]")
     parser.add_argument("--machine", choices=("pc", "q35"), default="pc",
@@ -673,7 +743,8 @@ def main():
         os.execve(sys.executable, [sys.executable] + sys.argv,
                   dict(os.environ, VARIANT="debug"))
     try:
-        disks = [parse_disk(spec, i) for i, spec in enumerate(args.disk)]
+        disks = [parse_device(Disk, spec, i) for i, spec in enumerate(args.disk)]
+        disks += [parse_device(Nvme, spec, i) for i, spec in enumerate(args.nvme)]
     except ValueError as e:
         parser.error(str(e))
     command = " ".join(args.command[1:] if args.command[:1] == ["--"] else args.command)
@@ -690,6 +761,8 @@ def main():
         print(f"# booted in {guest.boot_seconds:.1f}s under {guest.accel}", file=sys.stderr)
         if args.load_vblk is not None:
             guest.load_vblk(args.load_vblk)
+        if args.load_nvme is not None:
+            guest.load_nvme(args.load_nvme)
         if not command:
             sys.exit(guest.shell())
         status, _ = guest.run(command, timeout=args.timeout, check=False,

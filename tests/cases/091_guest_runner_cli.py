@@ -1,5 +1,6 @@
-"""tools/vm.py as a command line: a malformed disk option is an error that
-names it; a command's exit status is the runner's; without a command it is
+"""tools/vm.py as a command line: a malformed disk or NVMe option is an
+error that names it; --nvme gives the guest an NVMe namespace beside the
+virtio-blk disk; a command's exit status is the runner's; without a command it is
 a shell on the guest's console; --show-command prints a QEMU command line
 that boots when pasted into a shell."""
 
@@ -34,9 +35,14 @@ def test(t):
         t.expect(r.returncode == 2 and words in r.stderr,
                  f"--disk {spec}: exit {r.returncode}, {r.stderr.strip()[-200:]!r}")
 
-    r = cli(t, "--name", "091-cmd", "--disk", "size=16M", "--load-vblk", "", "--",
-            "cat /sys/block/vda/size; exit 7")
-    t.expect(r.returncode == 7 and r.stdout.split() == ["32768"],
+    r = cli(t, "--name", "091-bad", "--nvme", "iothread=on", "--", "true")
+    t.expect(r.returncode == 2 and "unknown nvme option 'iothread'" in r.stderr,
+             f"--nvme iothread=on: exit {r.returncode}, {r.stderr.strip()[-200:]!r}")
+
+    r = cli(t, "--name", "091-cmd", "--disk", "size=16M", "--load-vblk", "",
+            "--nvme", "size=8M", "--load-nvme", "", "--",
+            "cat /sys/block/vda/size /sys/block/nvme0n1/size; exit 7")
+    t.expect(r.returncode == 7 and r.stdout.split() == ["32768", "16384"],
              f"a command's output and status: {r.returncode}, {r.stdout!r}")
 
     # type once the shell's prompt is on the console
