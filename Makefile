@@ -2,7 +2,10 @@
 # boot it under QEMU with virtio-blk disks, test and measure.
 #
 #   make bench    the main job: build, boot, benchmark table in results/ (QUICK=1)
-#   make profile  instructions per I/O, node and block device, per kernel symbol
+#   make profile  instructions per I/O, node and block device, per kernel symbol,
+#                 NVMe's char node and block device beside them
+#   make nvme-effect  NVMe's instructions per I/O before and after each patch
+#                 that changes block/ or io_uring/ (ONLY="15 16": those)
 #   make test     build what is needed, run the whole suite (tests/run.py);
 #                 DEBUG=1 on the sanitizer kernel (any target that boots)
 #                 MODE=direct: the node on virtqueues of its own, not blk-mq
@@ -53,7 +56,7 @@ URING_LIBS := -L$(LIBURING)/lib -luring
 GUEST_PROGS := $(patsubst tests/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard tests/prog/*.c)) \
 	       $(BUILD)/guest-bin/io_uring-vblk
 
-.PHONY: all deps src export kernel insn-plugin liburing sparse fio fio-export fio-master fio-master-export guest check \
+.PHONY: all deps src export kernel nvme-effect insn-plugin liburing sparse fio fio-export fio-master fio-master-export guest check \
 	test bench profile mail patches fio-mail fio-patches clean
 
 all: test
@@ -164,3 +167,7 @@ patches: mail
 fio-mail: fio-master
 	@scripts/patches.sh fio
 fio-patches: fio-mail
+
+# NVMe's passthrough and block device before and after each core patch
+nvme-effect: guest
+	@scripts/nvme-effect.sh $(ONLY)

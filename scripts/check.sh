@@ -115,22 +115,9 @@ uapi_standalone() {
 		g++ -x c++ -std=c++11 -Wall -Wextra -Werror -I"$inc" -o /dev/null "$src"
 }
 
-# Second worktrees of build/linux, for checks that move from patch to patch:
-# one for the bisect, one for the mail check, so that tests/run.py -j can run
-# those two at once.  Each is one check's at a time: worktree() takes its
-# lock, held until this script exits.
-worktree() {
-	local wt=$1
-	exec 9>"$wt.lock"
-	flock 9
-	# (re)made when missing or left over from a previous build/linux
-	if ! git -C "$wt" rev-parse -q --verify "$BASE_TAG" >/dev/null 2>&1; then
-		rm -rf "$wt"
-		ktree_git worktree prune
-		ktree_git worktree add -q --detach "$wt" "$BASE_TAG"
-	fi
-}
-
+# Second worktrees of build/linux (worktree(), scripts/common.sh), for checks
+# that move from patch to patch: one for the bisect, one for the mail check,
+# so that tests/run.py -j can run those two at once.
 bisect() {
 	local wt=$BUILD/bisect obj=$BUILD/bisect-obj$SUFFIX log=$LOGS/check-bisect.log
 	local step=$LOGS/check-bisect-step.log stamp=$obj/.vblk-bisected key c objs base n=0

@@ -60,3 +60,17 @@ ktree_git() {
 sparse_accepted() {
 	[ "$("$KSRC/scripts/checker-valid.sh" "$1" 2>/dev/null)" = 1 ]
 }
+
+# A worktree of build/linux at $1, locked for this script (fd 9) so that two
+# scripts never share one; (re)made when missing or left over from a
+# previous build/linux.
+worktree() {
+	local wt=$1
+	exec 9>"$wt.lock"
+	flock 9
+	if ! git -C "$wt" rev-parse -q --verify "$BASE_TAG" >/dev/null 2>&1; then
+		rm -rf "$wt"
+		ktree_git worktree prune
+		ktree_git worktree add -q --detach "$wt" "$BASE_TAG"
+	fi
+}

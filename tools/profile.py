@@ -43,7 +43,7 @@ boot runs make bench's fio job on the node, the direct node and the block
 device, counted as tools/fio_profile.py says: what fio's IOPS can show.
 
 usage: tools/profile.py [--quick [--fixed]] [--repeats R] [--boots B] [--out DIR] [--reuse]
-                        [--paths PATH,...]
+                        [--paths PATH,...] [--kernel K --initrd I --system-map M]
 """
 
 import argparse
@@ -164,15 +164,18 @@ def command(point, ios):
             f"-B {dict(BUFFERS)[bufs]} -I {ios} -C {CPU} -W 1 -q -j {dict(PATHS)[path]}")
 
 
-def run_boot(boot, quick, fixed, repeats, paths):
+def run_boot(boot, quick, fixed, repeats, paths, kernel=vm.KERNEL, initrd=vm.INITRD,
+             system_map=vm.SYSTEM_MAP):
     """Boot number boot: run every point of the paths repeats times
     (alternating the points), then, unless quick or some paths only,
     fio's (tools/fio_profile.py); leave insns.txt, the module symbols and
     the runs' points in the guest's directory, boot_dir(boot), which is
     returned.  NVMe's paths alone need nothing of virtio_blk: a tree
-    without the node (a patch of the series before it) measures them."""
+    without the node (a patch of the series before it) measures them, its
+    kernel, initramfs and System.map given."""
     runs, fio_runs, started = [], [], time.monotonic()
-    with guest_setup.boot(BOOT_NAME.format(boot), count_insns=True) as guest:
+    with guest_setup.boot(BOOT_NAME.format(boot), count_insns=True, kernel=kernel,
+                          initrd=initrd) as guest:
         if set(paths) <= set(YARDSTICK):
             guest.load_nvme(guest_setup.NVME_PARAMS)
         else:
@@ -194,7 +197,7 @@ def run_boot(boot, quick, fixed, repeats, paths):
         with open(os.path.join(guest.dir, "modules.txt"), "w") as f:
             f.write(modules)
         with open(os.path.join(guest.dir, "runs.json"), "w") as f:
-            json.dump({"runs": runs, "fio": fio_runs,
+            json.dump({"runs": runs, "fio": fio_runs, "system_map": system_map,
                        "seconds": time.monotonic() - started}, f)
         return guest.dir
 
@@ -209,11 +212,11 @@ def read_boot(directory):
     instruction sizes, the kernel's symbols, the runs' points, fio's runs'
     points and the seconds the boot took."""
     windows, sizes = read_windows(os.path.join(directory, "insns.txt"))
-    with open(vm.SYSTEM_MAP) as f, \
-            open(os.path.join(directory, "modules.txt")) as g:
-        symbols = Symbols(f.read(), g.read())
     with open(os.path.join(directory, "runs.json")) as f:
         done = json.load(f)
+    with open(done.get("system_map", vm.SYSTEM_MAP)) as f, \
+            open(os.path.join(directory, "modules.txt")) as g:
+        symbols = Symbols(f.read(), g.read())
     runs = [tuple(p) for p in done["runs"]]
     fio_runs = [tuple(p) for p in done.get("fio", [])]
     if len(windows) != 2 * (len(runs) + len(fio_runs)):
@@ -500,13 +503,17 @@ def main():
     parser.add_argument("--paths", type=lambda text: text.split(","), default=list(dict(PATHS)),
                         help="only these paths, e.g. ng,nvme: NVMe's alone, the measure of "
                              "a change to block/ or io_uring/ (no fio, a short report)")
+    parser.add_argument("--kernel", default=vm.KERNEL, help="the guest kernel to measure")
+    parser.add_argument("--initrd", default=vm.INITRD, help="its initramfs (modules)")
+    parser.add_argument("--system-map", default=vm.SYSTEM_MAP, help="its System.map")
     args = parser.parse_args()
     unknown = set(args.paths) - set(dict(PATHS))
     if unknown:
         parser.error(f"--paths: no path {', '.join(sorted(unknown))} (paths: "
                      f"{', '.join(dict(PATHS))})")
     dirs = [boot_dir(b) if args.reuse else
-            run_boot(b, args.quick, args.fixed, args.repeats, args.paths)
+            run_boot(b, args.quick, args.fixed, args.repeats, args.paths, args.kernel,
+                     args.initrd, args.system_map)
             for b in range(args.boots)]
     summaries, fits, fio_boots, seconds = [], [], [], 0
     for d in dirs:
