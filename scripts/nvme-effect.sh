@@ -26,7 +26,8 @@ core_patches() {
 	for c in "${COMMITS[@]}"; do
 		n=$((n + 1))
 		[ -z "$(ktree_git diff --name-only "$c^" "$c" -- block io_uring \
-			include/linux/blk-mq.h include/linux/blkdev.h include/linux/io_uring)" ] ||
+			include/linux/blk-mq.h include/linux/blkdev.h include/linux/io_uring.h \
+			include/linux/io_uring_types.h include/linux/io_uring)" ] ||
 			echo "$n"
 	done
 }

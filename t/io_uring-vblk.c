@@ -134,7 +134,8 @@ static void usage(void)
 		"  -I N     stop each thread after N I/Os\n"
 		"  -z BYTES use only the first BYTES of the device [all]\n"
 		"  -t 0|1   track latency percentiles [0]\n"
-		"  -v SEED  write the test pattern of SEED, check it in every read [0: no check]\n"
+		"  -v SEED  write the test pattern of SEED, check it in every read (the area read\n"
+		"           must hold it: a -v SEED write pass, or the host) [0: no check]\n"
 		"  -W 0|1   mark thread 0's I/O loop as a window of tools/insn-plugin.c [0]\n"
 		"  -j       print the summary as JSON\n"
 		"  -q       no per-second lines\n");
@@ -375,8 +376,11 @@ static void prep_one(struct submitter *s)
 		write = rnd(s) % 100 < o.write_pct;
 		off = next_offset(s);
 		s->offs[slot] = off;
+		/* -v: a read that moves no data must not find the pattern there */
 		if (o.seed && write)
 			pattern_fill(s->bufs[slot], o.seed, off, o.bs);
+		else if (o.seed)
+			memset(s->bufs[slot], 0, o.bs);
 		if (o.nop)
 			io_uring_prep_nop(sqe);
 		else if (o.passthrough && disk.nvme)

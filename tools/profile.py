@@ -189,7 +189,7 @@ def run_boot(boot, quick, fixed, repeats, paths, kernel=vm.KERNEL, initrd=vm.INI
                 for ios in (n, 2 * n):
                     guest.output(command(point, ios))
                 runs.append(point)
-        for _ in range(0 if quick or len(paths) < len(PATHS) else fio_profile.REPEATS):
+        for _ in range(0 if quick or set(paths) != set(dict(PATHS)) else fio_profile.REPEATS):
             for point in fio_profile.points():
                 for ios in (fio_profile.N, 2 * fio_profile.N):
                     guest.output(fio_profile.command(point, ios, CPU), timeout=600)
@@ -500,7 +500,8 @@ def main():
     parser.add_argument("--out", default=os.path.join(vm.TOP, "results"))
     parser.add_argument("--reuse", action="store_true",
                         help="analyse the boots' counts left by the last run again")
-    parser.add_argument("--paths", type=lambda text: text.split(","), default=list(dict(PATHS)),
+    parser.add_argument("--paths", type=lambda text: list(dict.fromkeys(text.split(","))),
+                        default=list(dict(PATHS)),
                         help="only these paths, e.g. ng,nvme: NVMe's alone, the measure of "
                              "a change to block/ or io_uring/ (no fio, a short report)")
     parser.add_argument("--kernel", default=vm.KERNEL, help="the guest kernel to measure")
@@ -508,6 +509,11 @@ def main():
     parser.add_argument("--system-map", default=vm.SYSTEM_MAP, help="its System.map")
     args = parser.parse_args()
     unknown = set(args.paths) - set(dict(PATHS))
+    given = [a for a in ("kernel", "initrd", "system_map")
+             if getattr(args, a) != parser.get_default(a)]
+    if given and len(given) < 3:
+        # another kernel's symbols must come with it, or every count is misread
+        parser.error("--kernel, --initrd and --system-map go together")
     if unknown:
         parser.error(f"--paths: no path {', '.join(sorted(unknown))} (paths: "
                      f"{', '.join(dict(PATHS))})")
@@ -531,8 +537,9 @@ def main():
                    "summary": {" ".join(map(str, k)): v for k, v in summary.items()},
                    "fio": {" ".join(map(str, k)): v for k, v in (fio or {}).items()}},
                   f, indent=1)
-    if len(args.paths) < len(PATHS):
-        md = (f"# make profile of {', '.join(args.paths)}\n\nTiming-free instructions per "
+    measured = list(dict.fromkeys(p[4] for p in summary))
+    if set(measured) != set(dict(PATHS)):
+        md = (f"# make profile of {', '.join(measured)}\n\nTiming-free instructions per "
               f"I/O (tools/profile.py), mean of {len(fits)} boots, each the median of "
               f"{repeats} runs; the boots took {seconds / 60:.1f} min.\n\n"
               f"{paths_table(summary)}\n\n{agreement(summary)}\n\n## The fit\n\n"

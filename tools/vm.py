@@ -525,7 +525,8 @@ class Guest:
 
     def load_nvme(self, params=""):
         """Load the NVMe driver with module parameters (e.g. "poll_queues=1")
-        and wait until every controller's namespace has its block device."""
+        and wait until every controller's namespace has its generic char
+        node (/sys/class/nvme-generic), which comes with its block device."""
         want = sum(isinstance(d, Nvme) for d in self.disks.values())
         self.output(f"modprobe nvme {params} && for i in $(seq 100); do "
                     f"[ $(ls /sys/class/nvme-generic | wc -l) -ge {want} ] && exit 0; "

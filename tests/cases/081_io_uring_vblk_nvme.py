@@ -1,7 +1,8 @@
 """The yardstick checked: t/io_uring-vblk's NVMe paths, NVMe's generic char
 node /dev/ng0n1 (-u1, struct nvme_uring_cmd) and its block device
 /dev/nvme0n1 (-u0), read what the host put in the image and write what the
-host then finds there, at the offsets asked and nowhere else: plain,
+host then finds there, at the offsets asked and nowhere else, with
+512-byte and 4096-byte logical blocks: plain,
 vectored and registered buffers, interrupt-driven and polled, checked by
 -v (every read must hold the pattern of its offset).  QMP's counters show
 each read reached the controller, flushes complete without an error, and
@@ -14,6 +15,8 @@ from vm import Nvme
 
 DESCRIPTION = "t/io_uring-vblk reads and writes NVMe's ng0n1 and nvme0n1 as the image says"
 QUICK = True
+# 4096: an LBA that is not a 512-byte sector, so the commands' block unit counts
+CONDITIONS = {"block_size": (512, 4096)}
 
 MiB = 1 << 20
 AREA = 2 * MiB                  # what each run reads or writes, from offset 0
@@ -28,8 +31,8 @@ def run(t, g, args, what):
     t.expect_equal((result["ios"], result["errors"]), (IOS, 0), what)
 
 
-def test(t):
-    disk = Nvme(size=64 * MiB)
+def test(t, cond):
+    disk = Nvme(size=64 * MiB, block_size=cond["block_size"])
     g = t.guest([disk], vblk=None)
     g.load_nvme("poll_queues=1")
     g.output("echo 2 > /sys/block/nvme0n1/queue/nomerges")   # a command per I/O
