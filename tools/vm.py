@@ -91,6 +91,10 @@ RC_SUFFIX = b"@@\n"
 # The status of a request that did not match its md5sum (guest/init)
 GARBLED = b"garbled"
 GARBLED_TRIES = 3
+# A boot that stalls before the guest's init answers is tried this often
+# (Guest.start); the stalled boot's console is kept under this name
+BOOT_TRIES = 2
+BOOT_STALL_LOG = "console-stalled-boot.log"
 
 
 class GuestError(Exception):
@@ -335,6 +339,36 @@ class Guest:
         return cmd
 
     def start(self):
+        """Boot the guest; return once its init answers.
+
+        A boot that stops before the init answers, with nothing wrong on
+        the console, is tried once more (BOOT_TRIES): the debug kernel
+        under TCG now and then stalls in early boot, after PCI's MMCONFIG
+        line and before any module or user space, so before virtio_blk
+        or nvme exist.  The stalled boot's console is kept beside the new
+        one (BOOT_STALL_LOG), and stderr says it happened."""
+        stalled = None
+        for attempt in range(1, BOOT_TRIES + 1):
+            try:
+                self._boot()
+            except GuestHang as e:
+                console = ""
+                if os.path.exists(self.console):    # not with console="stdio"
+                    with open(self.console, errors="replace") as f:
+                        console = f.read()
+                if attempt == BOOT_TRIES or any(KERNEL_COMPLAINTS.search(line) for line in
+                                                known_reports_left_out(console)):
+                    raise
+                print(f"{self.name}: {str(e).splitlines()[0].rstrip(':')}; booting again "
+                      f"(try {attempt + 1} of {BOOT_TRIES})", file=sys.stderr)
+                stalled = console
+                continue
+            if stalled is not None:
+                with open(os.path.join(self.dir, BOOT_STALL_LOG), "w") as f:
+                    f.write(stalled)
+            return self
+
+    def _boot(self):
         cmd = self.prepare()
         started = time.monotonic()
         self.stderr = open(os.path.join(self.dir, "qemu.stderr"), "wb")
