@@ -64,6 +64,12 @@ int main(int argc, char **argv)
 	if (loops) {
 		if (optind != argc)
 			usage();
+		/*
+		 * Let the shells that forked us block in their wait first:
+		 * one still runnable on this CPU would run the rest of its
+		 * fork path inside the window, as user-space instructions.
+		 */
+		usleep(200000);
 		counted_loop(loops);
 		return VBLK_EXIT_PASS;
 	}
