@@ -5,7 +5,7 @@
 #   make profile  instructions per I/O, node and block device, per kernel symbol,
 #                 NVMe's char node and block device beside them
 #   make nvme-effect  NVMe's instructions per I/O before and after each patch
-#                 that changes block/ or io_uring/ (ONLY="15 16": those)
+#                 that changes block/ or io_uring/ (ONLY="18 19": those)
 #   make test     build what is needed, run the whole suite (tests/run.py);
 #                 DEBUG=1 on the sanitizer kernel (any target that boots)
 #                 MODE=direct: the node on virtqueues of its own, not blk-mq

@@ -49,7 +49,8 @@ struct options {
 	unsigned int bs, write_pct, runtime, flush_every;
 	uint64_t ios, size, seed;
 	int cpu;
-	bool passthrough, nop, random, polled, fixed, regfiles, sqpoll, vectored;
+	unsigned int polled;		/* 2: also without poll queues */
+	bool passthrough, nop, random, fixed, regfiles, sqpoll, vectored;
 	bool direct, track_lat, json, quiet, window;
 };
 
@@ -121,7 +122,9 @@ static void usage(void)
 		"  -b N     block size in bytes [4096]\n"
 		"  -w PCT   percentage of writes: 0 reads, 100 writes [0]\n"
 		"  -R 0|1   random (1) or sequential (0) offsets [1]\n"
-		"  -p 0|1   polled completions (IORING_SETUP_IOPOLL) [0]\n"
+		"  -p 0|1|2 polled completions (IORING_SETUP_IOPOLL) [0]; 2: even where the\n"
+		"           disk has no poll queues (a test of completions by interrupt on\n"
+		"           an IOPOLL ring: they come through task work)\n"
 		"  -B 0|1   registered (fixed) buffers [0]\n"
 		"  -F 0|1   registered files [0]\n"
 		"  -k 0|1   SQPOLL, a kernel thread submits and polls [0]\n"
@@ -215,10 +218,10 @@ static void check_device(void)
 	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))
 		die("%s is not a device", o.dev);
 	vblk_disk_info(o.dev, &disk);
-	if (o.polled && disk.nvme && !disk.polled)
+	if (o.polled == 1 && disk.nvme && !disk.polled)
 		die("polling asked (-p1) but %s has no poll queues: load nvme with poll_queues=N",
 		    disk.name);
-	if (o.polled && !(o.passthrough ? disk.node_polled : disk.polled))
+	if (o.polled == 1 && !(o.passthrough ? disk.node_polled : disk.polled))
 		die(o.passthrough ? "polling asked (-p1) but %s has no poll queues: load virtio_blk with poll_queues=N, or passthrough_poll_queues=N"
 				  : "polling asked (-p1) but %s has no poll queues: load virtio_blk with poll_queues=N",
 		    disk.name);

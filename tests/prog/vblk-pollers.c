@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vblk-pollers: one IOPOLL ring on a virtio-blk passthrough node, reaped by
- * several threads at once.  The main thread keeps DEPTH 4 KiB random reads
+ * vblk-pollers: one IOPOLL ring on a passthrough node, virtio-blk's
+ * /dev/vdXc0 or NVMe's /dev/ngXnY (its uring_cmd, on a CQE32 ring), reaped
+ * by several threads at once.  The main thread keeps DEPTH 4 KiB random reads
  * and writes (half each) in flight for SECONDS; every other thread only
  * enters the kernel to poll the same ring, so completions are found by
  * whichever thread polls first.  Meant to run beside other IOPOLL loads on
@@ -9,10 +10,10 @@
  *
  * With -S the ring has an SQPOLL thread, which then does the polling too.
  *
- * usage: vblk-pollers [-S] [-d DEPTH] [-r SECONDS] [-t THREADS] /dev/vdXc0
- * Prints "ios=N errors=N enodev=N first_error=RES" and exits VBLK_EXIT_PASS
- * when every command completed, with 0 or, once the disk is gone, -ENODEV;
- * else VBLK_EXIT_FAIL.
+ * usage: vblk-pollers [-S] [-d DEPTH] [-r SECONDS] [-t THREADS] /dev/vdXc0|/dev/ngXnY
+ * Stops submitting at the first error.  Prints "ios=N errors=N enodev=N
+ * first_error=RES" and exits VBLK_EXIT_PASS when every command completed,
+ * with 0 or, once the disk is gone, -ENODEV; else VBLK_EXIT_FAIL.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,11 +23,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nvme-uring.h"
 #include "vblk-uring.h"
 
 #define BS	4096
 
 static volatile bool stop;
+static int nsid = -1;		/* NVMe's namespace, or -1: virtio-blk */
+static unsigned int lbs;	/* NVMe's logical block size */
 
 static void usage(void)
 {
@@ -49,14 +53,20 @@ static void queue_one(struct io_uring *ring, int fd, char *buf, uint64_t blocks,
 		      unsigned int slot)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	uint64_t off = (uint64_t)(rand() % blocks) * BS;
+	char *data = buf + (size_t)slot * BS;
+	int write = rand() & 1;
 	struct virtblk_uring_cmd cmd = {
-		.type = rand() & 1 ? VIRTIO_BLK_T_OUT : VIRTIO_BLK_T_IN,
-		.sector = (uint64_t)(rand() % blocks) * (BS / 512),
-		.data = (uintptr_t)(buf + (size_t)slot * BS),
+		.type = write ? VIRTIO_BLK_T_OUT : VIRTIO_BLK_T_IN,
+		.sector = off / 512,
+		.data = (uintptr_t)data,
 		.data_len = BS,
 	};
 
-	vblk_prep_cmd(ring, sqe, fd, VIRTBLK_URING_CMD_IO, &cmd);
+	if (nsid >= 0)
+		nvme_prep_rw(sqe, fd, nsid, lbs, write, off, data, BS, 0, BS);
+	else
+		vblk_prep_cmd(ring, sqe, fd, VIRTBLK_URING_CMD_IO, &cmd);
 	sqe->user_data = slot;
 }
 
@@ -87,7 +97,12 @@ int main(int argc, char **argv)
 	vblk_disk_info(argv[optind], &disk);
 	blocks = disk.bytes / BS;
 	fd = open(argv[optind], O_RDWR);
-	if (fd < 0 || posix_memalign((void **)&buf, BS, (size_t)depth * BS) ||
+	if (fd >= 0 && disk.nvme) {
+		nsid = nvme_nsid(fd);
+		lbs = disk.lbs;
+		flags |= IORING_SETUP_CQE32;
+	}
+	if (fd < 0 || (disk.nvme && nsid < 0) || posix_memalign((void **)&buf, BS, (size_t)depth * BS) ||
 	    vblk_ring_init(&ring, depth, flags)) {
 		perror(argv[optind]);
 		return VBLK_EXIT_USAGE;
@@ -112,6 +127,7 @@ int main(int argc, char **argv)
 		io_uring_cqe_seen(&ring, cqe);
 		inflight--;
 		ios++;
+		/* After an error, only what is in flight completes */
 		if (res == -ENODEV) {
 			enodev++;
 			stop = true;
@@ -119,6 +135,7 @@ int main(int argc, char **argv)
 			errors++;
 			if (!first_error)
 				first_error = res;
+			stop = true;
 		}
 		if (!stop && time(NULL) < end) {
 			queue_one(&ring, fd, buf, blocks, slot);
