@@ -40,6 +40,8 @@ import re
 from loads import killed, loads_under_switches, start_loads, unplug_under_loads, wait_loads
 from vm import Nvme
 
+NODE_MODES = ("blkmq",)     # NVMe's node alone: the virtio-blk node's mode is not used
+
 LOADS = {
     "a": "io_uring-vblk -u1 -p1 -d 32 -w 50 -q -r {secs} /dev/ng0n1",
     "b": "io_uring-vblk -u1 -p1 -d 32 -w 50 -q -r {secs} /dev/ng0n1",
