@@ -44,7 +44,7 @@ def loads_under_switches(t, g, loads, disk, secs=SWITCH_S):
         t.expect("exit=0" in out, f"scheduler switches: load {name} failed:\n{out}")
 
 
-def unplug_under_loads(t, g, loads, disk, disk_id, switch_secs=SWITCH_S):
+def unplug_under_loads(t, g, loads, disk, disk_id, switch_secs=SWITCH_S // 2):
     """Start loads, switch disk's scheduler under them for switch_secs, then
     hot-unplug it (QMP id disk_id) while they run; return their outputs by
     name once they ended."""

@@ -13,6 +13,8 @@ from helpers import io_uring_vblk
 from pattern import image_matches, write_image
 from vm import Nvme
 
+NODE_MODES = ("blkmq",)     # NVMe alone: the virtio-blk node's mode is not used
+
 DESCRIPTION = "t/io_uring-vblk reads and writes NVMe's ng0n1 and nvme0n1 as the image says"
 QUICK = True
 # 4096: an LBA that is not a 512-byte sector, so the commands' block unit counts
