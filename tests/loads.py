@@ -1,6 +1,8 @@
 """Background loads for the race tests: start them, let the queue change
 under them, wait for their ends, and kill them to see that they go."""
 
+import re
+
 SWITCH_S = 20           # how long scheduler switches go on
 DRAIN_S = 30            # a load must be gone this long after its end or the unplug
 KILLS = 50
@@ -46,12 +48,15 @@ def loads_under_switches(t, g, loads, disk, secs=SWITCH_S):
 
 def unplug_under_loads(t, g, loads, disk, disk_id, switch_secs=SWITCH_S // 2):
     """Start loads, switch disk's scheduler under them for switch_secs, then
-    hot-unplug it (QMP id disk_id) while they run; return their outputs by
-    name once they ended."""
+    hot-unplug it (QMP id disk_id) while they run: each must end on the
+    removal's ENODEV and no other error (t/io_uring-vblk stops at its first
+    error, vblk-pollers counts them)."""
     start_loads(g, loads, 600)
     switch_schedulers(g, disk, switch_secs)
     g.unplug(disk_id)
-    return wait_loads(g, t, loads, "unplug")
+    for name, out in wait_loads(g, t, loads, "unplug").items():
+        t.expect("res=-19 " in out or re.search(r"errors=0 enodev=[1-9]", out),
+                 f"unplug: load {name} did not end on the removal's ENODEV alone:\n{out}")
 
 
 def kill_loop(g, cmd):
