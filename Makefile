@@ -5,7 +5,8 @@
 #   make profile  instructions per I/O, node and block device, per kernel symbol,
 #                 NVMe's char node and block device beside them
 #   make nvme-effect  NVMe's instructions per I/O before and after each patch
-#                 that changes block/ or io_uring/ (ONLY="18 19": those)
+#                 that changes block/ or io_uring/ (ONLY="7 8": those, counted over all
+#                 submissions in order)
 #   make test     build what is needed, run the whole suite (tests/run.py);
 #                 DEBUG=1 on the sanitizer kernel (any target that boots)
 #                 MODE=direct: the node on virtqueues of its own, not blk-mq
@@ -15,7 +16,7 @@
 #   make check    checkpatch --strict, sparse and W=1, and a build of every patch
 #   make src      unpack the 7.3 base into build/linux and apply patches/
 #   make export   write build/linux's commits back to patches/
-#   make mail     the mail-ready series in build/patches/ (cover letter, v2);
+#   make mail     each submission of patches/, mail-ready, in build/mail/NAME/;
 #                 make patches is the same
 #   make kernel   build the guest kernel (build/bzImage) and its modules
 #   make guest    the guest's programs and initramfs
@@ -158,7 +159,7 @@ profile: guest
 clean:
 	rm -rf $(BUILD)
 
-# The series as it is mailed: build/patches/ (v2, cover letter, Cc list)
+# The submissions as they are mailed: build/mail/NAME/ (patches/NAME/mail)
 mail: src
 	@scripts/patches.sh kernel
 patches: mail

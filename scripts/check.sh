@@ -7,8 +7,9 @@
 #   check.sh bisect       every patch in turn: the touched objects build with
 #                         W=1 and sparse adding no warning to the base's, the
 #                         UAPI header compiles alone as C and C++
-#   check.sh mail         make mail's mail-ready series, applied with git am
-#                         to the base, gives exactly the tree that was tested
+#   check.sh mail         make mail's submissions: each applies with git am
+#                         alone on the base and the submissions it names,
+#                         all in order give exactly the tree that was tested
 #   check.sh              all four
 . "$(dirname "$0")/common.sh"
 
@@ -153,21 +154,51 @@ bisect() {
 	echo "bisect: $n patch(es) each build with W=1 and sparse; the UAPI header compiles alone (C, C++)"
 }
 
-mail() {
-	local wt=$BUILD/mail-check log=$LOGS/check-mail.log
-	"$TOP/scripts/patches.sh" kernel >"$log" 2>&1 || { cat "$log"; die "make mail failed"; }
-	local mails
-	mapfile -t mails < <(ls "$BUILD"/patches/*.patch | grep -v -- '-0000-cover-letter\.patch$')
-	worktree "$wt"
-	git -C "$wt" checkout -q --detach "$BASE_TAG"
-	if ! git -C "$wt" am -q "${mails[@]}" >>"$log" 2>&1; then
-		git -C "$wt" am --abort >/dev/null 2>&1 || true
-		cat "$log"
-		die "the mail-ready series does not apply with git am to the base"
+# git am the mail of submission $2 onto the worktree $1.
+am_submission() {
+	local -a mails
+	mapfile -t mails < <(ls "$BUILD/mail/$2"/*.patch | grep -Ev '0000-cover-letter\.patch$')
+	if ! git -C "$1" am -q "${mails[@]}" >>"$log" 2>&1; then
+		git -C "$1" am --abort >/dev/null 2>&1 || true
+		return 1
 	fi
+}
+
+# make mail, as make check runs it: a sender that is not the authors, and
+# no refusal of an address that cannot be written to (the mail is never
+# sent).  Then: a reserved address is refused; every From and
+# Signed-off-by names the sender; each submission applies with git am to
+# the base and the submissions its mail file names after:, alone; all of
+# them in order give the tree that was tested.
+mail() {
+	local wt=$BUILD/mail-check log=$LOGS/check-mail.log part dep parts sender="Mail Check <mail-check@example.org>"
+	: >"$log"
+	! GIT_AUTHOR_NAME="Mail Check" GIT_AUTHOR_EMAIL=mail-check@example.org \
+		"$TOP/scripts/patches.sh" kernel >>"$log" 2>&1 ||
+		die "make mail wrote mail from an address that cannot receive replies"
+	grep -q "cannot receive replies" "$log" || { cat "$log"; die "make mail failed"; }
+	MAIL_CHECK=1 GIT_AUTHOR_NAME="Mail Check" GIT_AUTHOR_EMAIL=mail-check@example.org \
+		"$TOP/scripts/patches.sh" kernel >>"$log" 2>&1 || { cat "$log"; die "make mail failed"; }
+	! grep -l -e "^From: " -e "^Signed-off-by: " -r "$BUILD/mail" |
+		xargs grep -h -e "^From: " -e "^Signed-off-by: " | grep -vF -e "$sender" ||
+		die "make mail left an author other than the sender in From or Signed-off-by"
+	parts=$(ls "$BUILD/mail")
+	worktree "$wt"
+	for part in $parts; do
+		git -C "$wt" checkout -q --detach "$BASE_TAG"
+		for dep in $(sed -n 's/^after:[[:space:]]*//p' "$PATCHES/$part/mail") "$part"; do
+			am_submission "$wt" "$dep" || { tail -20 "$log"
+				die "$part does not apply with git am to the base and what its mail file names after:"; }
+		done
+	done
+	git -C "$wt" checkout -q --detach "$BASE_TAG"
+	for part in $parts; do
+		am_submission "$wt" "$part" || { tail -20 "$log"; die "$part does not apply in order"; }
+	done
 	[ "$(git -C "$wt" rev-parse 'HEAD^{tree}')" = "$(ktree_git rev-parse 'HEAD^{tree}')" ] ||
-		die "the mail-ready series applied to the base differs from build/linux"
-	echo "mail: build/patches applies with git am to the base and gives the tested tree"
+		die "the mail-ready submissions applied to the base differ from build/linux"
+	echo "mail: $(echo $parts | wc -w) submissions in build/mail, each applies with git am on" \
+	     "what it names, all in order give the tested tree; From and Signed-off-by name the sender"
 }
 
 mkdir -p "$LOGS"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make src: unpack the kernel base into build/linux as a git repository and
-# apply patches/series on top as commits, or bring an existing tree up to
+# apply patches/ (every submission, in order) on top as commits, or bring an existing tree up to
 # date.  Fails when patches/ and the tree disagree in a way that could lose
 # work (commits not exported, or both sides changed): see series_sync.
 . "$(dirname "$0")/common.sh"

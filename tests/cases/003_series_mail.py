@@ -1,8 +1,10 @@
-"""make mail writes a mail-ready series (v2, cover letter, Cc list)
-that git am applies to the unpacked base, giving exactly the tree the
-tests run on."""
+"""make mail writes every submission of patches/ mail-ready (tag, cover
+letter, addresses, the sender's identity in place of the author's, a
+refusal of an address that cannot receive replies); each applies with git
+am to the base and the submissions it names, and all of them in order
+give exactly the tree the tests run on."""
 
-DESCRIPTION = "make mail writes a mail-ready series"
+DESCRIPTION = "make mail writes each submission mail-ready"
 QUICK = True
 ONCE = True
 
