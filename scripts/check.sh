@@ -164,11 +164,29 @@ am_submission() {
 	fi
 }
 
+# The submissions that submission $1 needs applied first, in order: what
+# its mail file names after:, and what those need in turn.
+prerequisites() {
+	local part want=" " grew=1 w
+	want+="$(sed -n 's/^after:[[:space:]]*//p' "$PATCHES/$1/mail") "
+	while [ $grew -eq 1 ]; do
+		grew=0
+		for w in $want; do
+			for part in $(sed -n 's/^after:[[:space:]]*//p' "$PATCHES/$w/mail"); do
+				[[ "$want" == *" $part "* ]] || { want+="$part "; grew=1; }
+			done
+		done
+	done
+	for part in $(series_parts "$PATCHES"); do
+		[[ "$want" != *" $part "* ]] || echo "$part"
+	done
+}
+
 # make mail, as make check runs it: a sender that is not the authors, and
 # no refusal of an address that cannot be written to (the mail is never
 # sent).  Then: a reserved address is refused; every From and
 # Signed-off-by names the sender; each submission applies with git am to
-# the base and the submissions its mail file names after:, alone; all of
+# the base and its prerequisites() alone; all of
 # them in order give the tree that was tested.
 mail() {
 	local wt=$BUILD/mail-check log=$LOGS/check-mail.log part dep parts sender="Mail Check <mail-check@example.org>"
@@ -186,7 +204,7 @@ mail() {
 	worktree "$wt"
 	for part in $parts; do
 		git -C "$wt" checkout -q --detach "$BASE_TAG"
-		for dep in $(sed -n 's/^after:[[:space:]]*//p' "$PATCHES/$part/mail") "$part"; do
+		for dep in $(prerequisites "$part") "$part"; do
 			am_submission "$wt" "$dep" || { tail -20 "$log"
 				die "$part does not apply with git am to the base and what its mail file names after:"; }
 		done

@@ -1,28 +1,35 @@
 """Hot-unplug does not wait for a page fault the node's user never resolves.
 
-A discard whose range array lies on a page registered with userfaultfd,
-never filled, blocks its submitter in the kernel's copy of the array.  QMP
-device_del of the disk must still complete (within 30 s), the node must go,
-and the stuck program must die on SIGKILL.  Before the ranges were copied
-ahead of taking a request, the removal waited in del_gendisk() for the
-request's queue reference for as long as the fault was held."""
+A command whose user memory lies on pages registered with userfaultfd,
+never filled, blocks its submitter in the kernel's access to them: the
+range array of a DISCARD or a WRITE_ZEROES, the data of a one-page WRITE
+or READ (pinned by the one-page path), the data of a four-page WRITE (a
+bio).  QMP device_del of the disk must still complete (within 30 s), the
+node must go, and the stuck program must die on SIGKILL.  A command that
+touches user memory while it holds a request (the queue's usage
+reference) keeps del_gendisk() waiting for as long as the fault is held:
+the ranges are copied ahead of taking a request, and so must the data be
+pinned."""
 
 from vm import Disk
 
 QUICK = True
+CONDITIONS = {"command": ("discard -p1", "write-zeroes -p1", "write -p1", "read -p1",
+                          "write -p4")}
 
 UNPLUG_S = 30
 
 
-def test(t):
+def test(t, cond):
     g = t.guest([Disk(id="d0", size=16 << 20),
-                 Disk(id="d1", size=16 << 20, discard=True)])
-    g.output("(vblk-uffd /dev/vdbc0 > /tmp/uffd 2>&1; echo exit=$? >> /tmp/uffd) &")
+                 Disk(id="d1", size=16 << 20, discard=True, write_zeroes=True)])
+    g.output(f"(vblk-uffd -t {cond['command']} /dev/vdbc0 > /tmp/uffd 2>&1; "
+             "echo exit=$? >> /tmp/uffd) &")
     out = g.output("for i in $(seq 100); do grep -q submitting /tmp/uffd && break; sleep 0.1; "
                    "done; sleep 1; cat /tmp/uffd")
     t.log(f"before the unplug: {out.strip()}")
     t.expect("submitting" in out and "exit=" not in out,
-             f"the discard did not block on the held fault:\n{out}")
+             f"the command did not block on the held fault:\n{out}")
     g.unplug("d1", timeout=UNPLUG_S)
     t.expect_equal(g.output("test -e /dev/vdbc0 && echo present || echo gone").strip(), "gone",
                    "the node after the unplug")

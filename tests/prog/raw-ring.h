@@ -3,6 +3,7 @@
  * A passthrough ring driven by the raw io_uring system calls, for the
  * programs that cannot use liburing: 32-bit builds (there is no -m32
  * liburing), and a 64-bit task that takes over a ring a 32-bit task set up.
+ * It carries virtio-blk's commands, and NVMe's on a CQE32 ring.
  */
 #ifndef RAW_RING_H
 #define RAW_RING_H
@@ -22,6 +23,7 @@
 
 struct raw_ring {
 	int fd;
+	unsigned int cqe_shift;		/* 1 on a CQE32 ring: a CQE is two */
 	unsigned int *sq_tail, *sq_mask, *sq_array;
 	unsigned int *cq_head, *cq_tail, *cq_mask;
 	char *sqes;
@@ -32,7 +34,8 @@ struct raw_ring {
 static inline int raw_ring_map(struct raw_ring *r, int fd, const struct io_uring_params *p)
 {
 	size_t sq_len = p->sq_off.array + p->sq_entries * sizeof(unsigned int);
-	size_t cq_len = p->cq_off.cqes + p->cq_entries * sizeof(struct io_uring_cqe);
+	unsigned int cqe_shift = !!(p->flags & IORING_SETUP_CQE32);
+	size_t cq_len = p->cq_off.cqes + (p->cq_entries * sizeof(struct io_uring_cqe) << cqe_shift);
 	char *sq;
 
 	if (cq_len > sq_len)
@@ -46,6 +49,7 @@ static inline int raw_ring_map(struct raw_ring *r, int fd, const struct io_uring
 	if (sq == MAP_FAILED || r->sqes == MAP_FAILED)
 		return -ENOMEM;
 	r->fd = fd;
+	r->cqe_shift = cqe_shift;
 	r->sq_tail = (unsigned int *)(sq + p->sq_off.tail);
 	r->sq_mask = (unsigned int *)(sq + p->sq_off.ring_mask);
 	r->sq_array = (unsigned int *)(sq + p->sq_off.array);
@@ -56,7 +60,8 @@ static inline int raw_ring_map(struct raw_ring *r, int fd, const struct io_uring
 	return 0;
 }
 
-/* Set up an SQE128 ring of RAW_ENTRIES with extra flags; fill in *p. */
+/* Set up an SQE128 ring of RAW_ENTRIES with extra flags (IORING_SETUP_SQPOLL,
+ * IORING_SETUP_CQE32); fill in *p. */
 static inline int raw_ring_setup(unsigned int flags, struct io_uring_params *p)
 {
 	int fd;
@@ -75,9 +80,13 @@ static inline int raw_ring_init(struct raw_ring *r, unsigned int flags)
 	return fd < 0 ? fd : raw_ring_map(r, fd, &p);
 }
 
-/* Submit one passthrough command and return its cqe->res. */
-static inline int raw_ring_cmd(struct raw_ring *r, int fd, uint32_t op,
-			const struct virtblk_uring_cmd *cmd)
+/*
+ * Submit one uring_cmd, len bytes of command area from cmd, with the SQE
+ * flags sqe_flags (IOSQE_ASYNC: from an io-wq worker), and return its
+ * cqe->res.
+ */
+static inline int raw_ring_uring_cmd(struct raw_ring *r, int fd, uint32_t op, const void *cmd,
+				     size_t len, unsigned int sqe_flags)
 {
 	unsigned int tail = *r->sq_tail, idx = tail & *r->sq_mask, head;
 	struct io_uring_sqe *sqe = (struct io_uring_sqe *)(r->sqes + idx * RAW_SQE_SIZE);
@@ -85,9 +94,10 @@ static inline int raw_ring_cmd(struct raw_ring *r, int fd, uint32_t op,
 
 	memset(sqe, 0, RAW_SQE_SIZE);
 	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->flags = sqe_flags;
 	sqe->fd = fd;
 	sqe->cmd_op = op;
-	memcpy(sqe->cmd, cmd, sizeof(*cmd));
+	memcpy(sqe->cmd, cmd, len);
 	r->sq_array[idx] = idx;
 	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
 	/* an SQPOLL thread takes the submission itself; wake it if it sleeps */
@@ -97,9 +107,16 @@ static inline int raw_ring_cmd(struct raw_ring *r, int fd, uint32_t op,
 	head = *r->cq_head;
 	if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
 		return -2000;
-	res = r->cqes[head & *r->cq_mask].res;
+	res = r->cqes[(head & *r->cq_mask) << r->cqe_shift].res;
 	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
 	return res;
+}
+
+/* Submit one virtio-blk passthrough command and return its cqe->res. */
+static inline int raw_ring_cmd(struct raw_ring *r, int fd, uint32_t op,
+			const struct virtblk_uring_cmd *cmd)
+{
+	return raw_ring_uring_cmd(r, fd, op, cmd, sizeof(*cmd), 0);
 }
 
 static inline int raw_step(const char *what, int res, int want)
