@@ -114,9 +114,9 @@ static inline int raw_ring_uring_cmd(struct raw_ring *r, int fd, uint32_t op, co
 
 /* Submit one virtio-blk passthrough command and return its cqe->res. */
 static inline int raw_ring_cmd(struct raw_ring *r, int fd, uint32_t op,
-			const struct virtblk_uring_cmd *cmd)
+			const struct virtblk_uring_cmd *cmd, unsigned int sqe_flags)
 {
-	return raw_ring_uring_cmd(r, fd, op, cmd, sizeof(*cmd), 0);
+	return raw_ring_uring_cmd(r, fd, op, cmd, sizeof(*cmd), sqe_flags);
 }
 
 static inline int raw_step(const char *what, int res, int want)
@@ -142,10 +142,11 @@ struct raw_iovec32 {
  * aligned) below 4 GiB:
  * a write whose address carries garbage in its upper 32 bits (ignored for
  * a 32-bit task), a read back through four 32-bit iovecs, checked, and an
- * unmapped address (-EFAULT).  Returns the number of steps that failed.
+ * unmapped address (-EFAULT), each with the SQE flags sqe_flags.  Returns
+ * the number of steps that failed.
  */
 static inline int raw_compat_steps(struct raw_ring *ring, int fd, char *buf,
-			    uint64_t sector, uint64_t seed)
+			    uint64_t sector, uint64_t seed, unsigned int sqe_flags)
 {
 	struct virtblk_uring_cmd cmd = { 0 };
 	struct raw_iovec32 *iov = (struct raw_iovec32 *)(buf + RAW_LEN);
@@ -157,7 +158,7 @@ static inline int raw_compat_steps(struct raw_ring *ring, int fd, char *buf,
 	cmd.data = 0xdeadbeef00000000ULL | (uint32_t)(uintptr_t)buf;
 	cmd.data_len = RAW_LEN;
 	failed += raw_step("write, upper address bits set",
-			   raw_ring_cmd(ring, fd, VIRTBLK_URING_CMD_IO, &cmd), 0);
+			   raw_ring_cmd(ring, fd, VIRTBLK_URING_CMD_IO, &cmd, sqe_flags), 0);
 
 	memset(buf, 0, RAW_LEN);
 	for (i = 0; i < 4; i++) {
@@ -168,14 +169,14 @@ static inline int raw_compat_steps(struct raw_ring *ring, int fd, char *buf,
 	cmd.data = (uint32_t)(uintptr_t)iov;
 	cmd.data_len = 4;
 	failed += raw_step("read, four 32-bit iovecs",
-			   raw_ring_cmd(ring, fd, VIRTBLK_URING_CMD_IO_VEC, &cmd), 0);
+			   raw_ring_cmd(ring, fd, VIRTBLK_URING_CMD_IO_VEC, &cmd, sqe_flags), 0);
 	failed += raw_step("data read back",
 			   pattern_check(buf, seed, sector * 512, RAW_LEN) < 0, 1);
 
 	cmd.data = 0x1000;
 	cmd.data_len = RAW_LEN;
 	failed += raw_step("unmapped buffer",
-			   raw_ring_cmd(ring, fd, VIRTBLK_URING_CMD_IO, &cmd), -EFAULT);
+			   raw_ring_cmd(ring, fd, VIRTBLK_URING_CMD_IO, &cmd, sqe_flags), -EFAULT);
 	return failed;
 }
 

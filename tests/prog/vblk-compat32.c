@@ -1,24 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vblk-compat32: the passthrough node used by a 32-bit task (built with
- * -m32, run under IA32 emulation).  No liburing here: the ring is set up
- * with the raw system calls, so that every pointer the kernel sees is a
- * 32-bit one and every iovec a struct compat_iovec.
+ * vblk-compat32: a passthrough node, virtio-blk's /dev/vdXc0 or NVMe's
+ * /dev/ngXnY, used by a 32-bit task (built with -m32, run under IA32
+ * emulation).  No liburing here: the ring is set up with the raw system
+ * calls, so that every pointer the kernel sees is a 32-bit one and every
+ * iovec a struct compat_iovec.
  *
- * usage: vblk-compat32 /dev/vdXc0 SECTOR SEED [PEER]
- * Runs raw_compat_steps() (raw-ring.h) on 16 KiB at SECTOR twice:
- * submitted by the task itself, then by an SQPOLL thread, which is never
- * in a compat system call (the ring, not the issuing thread, says the task
- * is a 32-bit one).  With PEER, a 64-bit program, it then sets up a third
- * ring and executes PEER RINGFD NODEFD SECTOR+32 SEED+1, which takes the
- * ring over and submits 32-bit commands from 64-bit system calls.
- * Prints one line per step; exits VBLK_EXIT_FAIL on a failure.
+ * usage: vblk-compat32 NODE SECTOR SEED [PEER]
+ * Runs raw_node_compat_steps() (raw-nvme.h) on 16 KiB at SECTOR twice:
+ * submitted by the task itself, then by an SQPOLL thread.  With PEER, a
+ * 64-bit program, it then sets up a third ring and executes PEER RINGFD
+ * NODEFD SECTOR+32 SEED+1, which takes the ring over and submits 32-bit
+ * commands from 64-bit system calls: the ring, not the issuing thread,
+ * says the task is a 32-bit one.  Prints one line per step; exits
+ * VBLK_EXIT_FAIL on a failure.
  */
 #include <fcntl.h>
 #include <stdlib.h>
 
 #include "pattern.h"
-#include "raw-ring.h"
+#include "raw-nvme.h"
 #include "vblk-exit.h"
 
 int main(int argc, char **argv)
@@ -27,12 +28,12 @@ int main(int argc, char **argv)
 	char ring_arg[16], fd_arg[16], sector_arg[24], seed_arg[24];
 	uint64_t sector, seed;
 	struct raw_ring ring;
-	int fd, ring_fd, failed = 0;
+	int fd, nsid, ring_fd, failed = 0;
 	unsigned int i;
 	char *buf;
 
 	if (argc < 4 || argc > 5 || sizeof(void *) != 4) {
-		fprintf(stderr, "usage: vblk-compat32 /dev/vdXc0 SECTOR SEED [PEER] (a 32-bit build)\n");
+		fprintf(stderr, "usage: vblk-compat32 NODE SECTOR SEED [PEER] (a 32-bit build)\n");
 		return VBLK_EXIT_USAGE;
 	}
 	sector = strtoull(argv[2], NULL, 0);
@@ -42,19 +43,20 @@ int main(int argc, char **argv)
 		perror("set-up");
 		return VBLK_EXIT_USAGE;
 	}
+	nsid = raw_node_nsid(fd);
 	for (i = 0; i < sizeof(ring_flags) / sizeof(ring_flags[0]); i++) {
-		if (raw_ring_init(&ring, ring_flags[i])) {
+		if (raw_ring_init(&ring, raw_node_ring_flags(nsid) | ring_flags[i])) {
 			perror("ring set-up");
 			return VBLK_EXIT_USAGE;
 		}
 		printf("%s:\n", ring_flags[i] ? "SQPOLL ring" : "ring");
-		failed += raw_compat_steps(&ring, fd, buf, sector, seed);
+		failed += raw_node_compat_steps(&ring, fd, nsid, buf, sector, seed, 0);
 	}
 	if (argc < 5 || failed)
 		return failed ? VBLK_EXIT_FAIL : VBLK_EXIT_PASS;
 
 	/* io_uring_setup() makes its fd close-on-exec */
-	ring_fd = raw_ring_setup(0, &(struct io_uring_params){ 0 });
+	ring_fd = raw_ring_setup(raw_node_ring_flags(nsid), &(struct io_uring_params){ 0 });
 	if (ring_fd < 0 || fcntl(ring_fd, F_SETFD, 0)) {
 		perror("ring set-up");
 		return VBLK_EXIT_USAGE;
