@@ -168,11 +168,11 @@ am_submission() {
 # its mail file names after:, and what those need in turn.
 prerequisites() {
 	local part want=" " grew=1 w
-	want+="$(sed -n 's/^after:[[:space:]]*//p' "$PATCHES/$1/mail") "
+	want+="$(submission_field "$1" after) "
 	while [ $grew -eq 1 ]; do
 		grew=0
 		for w in $want; do
-			for part in $(sed -n 's/^after:[[:space:]]*//p' "$PATCHES/$w/mail"); do
+			for part in $(submission_field "$w" after); do
 				[[ "$want" == *" $part "* ]] || { want+="$part "; grew=1; }
 			done
 		done

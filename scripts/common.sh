@@ -55,6 +55,12 @@ ktree_git() {
 
 . "$TOP/scripts/series.sh"
 
+# A field of submission NAME's mail file (patches/NAME/mail): the values of
+# its KEY lines, space-separated.  usage: submission_field NAME KEY
+submission_field() {
+	sed -n "s/^$2:[[:space:]]*//p" "$PATCHES/$1/mail" | tr '\n' ' ' | sed 's/ *$//'
+}
+
 # Whether the kernel's scripts/checker-valid.sh accepts the checker $1 (it
 # prints 1): kbuild skips C=1 and C=2, failing nothing, when it does not.
 sparse_accepted() {

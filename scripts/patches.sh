@@ -73,11 +73,6 @@ for path in sys.argv[1:]:
 PY
 }
 
-# A submission's mail file: the values of KEY, space-separated.
-mail_field() {
-	sed -n "s/^$2:[[:space:]]*//p" "$PATCHES/$1/mail" | tr '\n' ' ' | sed 's/ *$//'
-}
-
 # The commits of each submission: "NAME FIRST LAST", counted from 1.
 submission_ranges() {
 	local part n first=1
@@ -90,7 +85,7 @@ submission_ranges() {
 
 # Write submission NAME (commits FIRST..LAST of the tree) to build/mail/NAME.
 mail_kernel() {
-	local part=$1 first=$2 last=$3 out=$BUILD/mail/$1 from=$4 ident
+	local part=$1 first=$2 last=$3 out=$BUILD/mail/$1 from=$4
 	local -a args addresses prefix
 	[ "$last" -ge "$first" ] || { note "$part: no patch, nothing to mail"; return; }
 	[ -f "$PATCHES/$part/mail" ] || die "patches/$part/mail is missing"
@@ -108,10 +103,10 @@ mail_kernel() {
 		*) args+=(--cc="$a") ;;
 		esac
 	done
-	for a in $(mail_field "$part" to); do args+=(--to="$a"); done
-	for a in $(mail_field "$part" cc); do args+=(--cc="$a"); done
-	prefix=(--subject-prefix="$(mail_field "$part" subject-prefix)")
-	[ -z "$(mail_field "$part" version)" ] || prefix+=(-v "$(mail_field "$part" version)")
+	for a in $(submission_field "$part" to); do args+=(--to="$a"); done
+	for a in $(submission_field "$part" cc); do args+=(--cc="$a"); done
+	prefix=(--subject-prefix="$(submission_field "$part" subject-prefix)")
+	[ -z "$(submission_field "$part" version)" ] || prefix+=(-v "$(submission_field "$part" version)")
 	[ "$first" -eq "$last" ] || prefix+=(--cover-letter)
 	rm -rf "$out"
 	mkdir -p "$out"
