@@ -38,7 +38,7 @@ SPARSE=$BUILD/sparse/sparse
 # --abbrev fixes the length of the blob ids on "index" lines: git's default
 # grows with the number of objects, so a fresh tree would write other ids
 # than one with a long history, and the two would never compare equal.
-FORMAT_PATCH_OPTS=(--abbrev=12 --zero-commit --no-signature --no-renames)
+FORMAT_PATCH_OPTS=(--abbrev=12 --zero-commit --no-signature --find-renames)
 
 die() {
 	echo "error: $*" >&2

@@ -19,8 +19,8 @@ def test(t):
     disks = [Disk(id="d0", size=4 * GiB), Disk(id="d1", size=4 * GiB, block_size=4096,
                                            packed=True)]
     g = t.guest(disks, vblk=None)
-    # (seed, poll_queues, disk): the 4K disk once, with poll queues, which
-    # in direct mode takes virtqueue_add_chain()'s way for packed rings
+    # (seed, poll_queues, disk): the 4K disk once, with poll queues and a
+    # packed ring
     for seed, poll_queues, disk in ((11, 0, 0), (12, 1, 0), (13, 1, 1)):
         name = "vd" + "ab"[disk]
         what = f"{name}, poll_queues={poll_queues}"
