@@ -80,7 +80,7 @@ fio-master-export:
 kernel: src
 	@scripts/kernel.sh
 
-UAPI_HEADERS := $(UAPI)/linux/virtio_blk.h
+UAPI_HEADERS := $(UAPI)/linux/virtio_blk.h $(UAPI)/linux/virtio_blk_uring_cmd.h
 $(UAPI_HEADERS): | kernel ;
 
 liburing: $(LIBURING_A)
@@ -111,7 +111,7 @@ $(BUILD)/guest-bin/%32: tests/prog/%32.c $(wildcard tests/prog/*.h lib/*.h) $(UA
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) -m32 -o $@ $<
 
-# fio's cmd_type=vblk uses the guest kernel's <linux/virtio_blk.h>
+# fio's cmd_type=vblk uses the guest kernel's <linux/virtio_blk_uring_cmd.h>
 fio: deps $(UAPI_HEADERS)
 	@scripts/fio.sh
 

@@ -23,6 +23,26 @@ static inline int nvme_nsid(int fd)
 }
 
 /*
+ * Fill a 128-byte SQE with cmd_op and a command of len bytes, writing each
+ * byte once: clearing all 128 bytes first and copying the command in after
+ * costs user space more instructions per I/O.
+ */
+static inline void nvme_fill_cmd(struct io_uring_sqe *sqe, int fd, uint32_t cmd_op,
+				 const void *cmd, size_t len)
+{
+	/* Not through sqe->cmd: GCC bounds writes there by the 8-byte addr3 it overlays */
+	uint8_t *area = (uint8_t *)sqe + offsetof(struct io_uring_sqe, cmd);
+
+	*sqe = (struct io_uring_sqe){
+		.opcode = IORING_OP_URING_CMD,
+		.fd = fd,
+		.cmd_op = cmd_op,
+	};
+	memcpy(area, cmd, len);
+	memset(area + len, 0, 2 * sizeof(*sqe) - offsetof(struct io_uring_sqe, cmd) - len);
+}
+
+/*
  * A read or write of len bytes at byte offset off (lbs: the logical block
  * size) from addr: a buffer, or with vectored an array of len iovecs.  It
  * needs an IORING_SETUP_SQE128 | IORING_SETUP_CQE32 ring: the command is 72
@@ -43,15 +63,15 @@ static inline void nvme_prep_rw(struct io_uring_sqe *sqe, int fd, unsigned int n
 		.cdw12 = bytes / lbs - 1,	/* blocks, 0's based */
 	};
 
-	uring_cmd_fill(sqe, 1, IORING_OP_URING_CMD, fd,
-		       vectored ? NVME_URING_CMD_IO_VEC : NVME_URING_CMD_IO, &cmd, sizeof(cmd));
+	nvme_fill_cmd(sqe, fd, vectored ? NVME_URING_CMD_IO_VEC : NVME_URING_CMD_IO,
+		      &cmd, sizeof(cmd));
 }
 
 static inline void nvme_prep_flush(struct io_uring_sqe *sqe, int fd, unsigned int nsid)
 {
 	struct nvme_uring_cmd cmd = { .opcode = NVME_OP_FLUSH, .nsid = nsid };
 
-	uring_cmd_fill(sqe, 1, IORING_OP_URING_CMD, fd, NVME_URING_CMD_IO, &cmd, sizeof(cmd));
+	nvme_fill_cmd(sqe, fd, NVME_URING_CMD_IO, &cmd, sizeof(cmd));
 }
 
 #endif

@@ -2,13 +2,14 @@
 /*
  * Helpers shared by the guest programs (tests/prog, t/) for the virtio-blk
  * passthrough node: the disk's limits from sysfs (an NVMe namespace's too),
- * ring set-up, and preparing a struct virtblk_uring_cmd SQE.
+ * ring set-up, and preparing a passthrough command's SQE.
  */
 #ifndef VBLK_URING_H
 #define VBLK_URING_H
 
 #include <liburing.h>
 #include <linux/virtio_blk.h>
+#include <linux/virtio_blk_uring_cmd.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -149,51 +150,50 @@ static inline int vblk_ring_init(struct io_uring *ring, unsigned int depth,
 }
 
 /*
- * Fill a uring_cmd SQE with cmd_op and a command of len bytes: on a big
- * (128-byte) SQE all of it, on a 64-byte one its first 16 bytes.  Write
- * every byte of the SQE once, as liburing's io_uring_prep_rw() does for a
- * read: clearing all 128 bytes first and copying the command in after cost
- * t/io_uring-vblk 45 more instructions per I/O (make profile).  The
- * virtio-blk node and NVMe's char node share it, so that their commands
- * cost user space the same.
+ * A passthrough command as the programs describe it: struct
+ * virtblk_uring_cmd's fields, and the data that the SQE itself carries.
  */
-static inline void uring_cmd_fill(struct io_uring_sqe *sqe, int big, uint8_t opcode, int fd,
-				  uint32_t cmd_op, const void *cmd, size_t len)
+struct vblk_cmd {
+	uint32_t type;
+	uint16_t flags;
+	uint16_t ioprio;
+	uint64_t sector;
+	uint64_t data;		/* sqe->addr: a buffer or an iovec array */
+	uint32_t data_len;	/* sqe->len: bytes, or iovecs */
+};
+
+/*
+ * Fill a 64-byte SQE, or the first half of a 128-byte one, with a
+ * passthrough command: every byte of those 64 once, as liburing's
+ * io_uring_prep_rw() does for a read.  The kernel does not read the second
+ * half of a 128-byte SQE.
+ */
+static inline void vblk_fill_cmd(struct io_uring_sqe *sqe, uint8_t opcode, int fd,
+				 uint32_t cmd_op, const struct vblk_cmd *c)
 {
-	/* Not through sqe->cmd: GCC bounds writes there by the 8-byte addr3 it overlays */
-	uint8_t *area = (uint8_t *)sqe + offsetof(struct io_uring_sqe, cmd);
+	const struct virtblk_uring_cmd cmd = {
+		.type = c->type,
+		.flags = c->flags,
+		.ioprio = c->ioprio,
+		.sector = c->sector,
+	};
 
 	*sqe = (struct io_uring_sqe){
 		.opcode = opcode,
 		.fd = fd,
 		.cmd_op = cmd_op,
+		.addr = c->data,
+		.len = c->data_len,
 	};
-	if (!big) {
-		memcpy(area, cmd, 16);
-		return;
-	}
-	memcpy(area, cmd, len);
-	/* The rest of the second 64 bytes, after the command */
-	memset(area + len, 0, 2 * sizeof(*sqe) - offsetof(struct io_uring_sqe, cmd) - len);
+	/* Not through sqe->cmd: GCC bounds writes there by the 8-byte addr3 it overlays */
+	memcpy((uint8_t *)sqe + offsetof(struct io_uring_sqe, cmd), &cmd, sizeof(cmd));
 }
 
-static inline void vblk_fill_cmd(struct io_uring_sqe *sqe, int big, uint8_t opcode,
-				 int fd, uint32_t cmd_op,
-				 const struct virtblk_uring_cmd *cmd)
+/* Fill sqe, from io_uring_get_sqe(), with a passthrough command. */
+static inline void vblk_prep_cmd(struct io_uring_sqe *sqe, int fd, uint32_t cmd_op,
+				 const struct vblk_cmd *c)
 {
-	uring_cmd_fill(sqe, big, opcode, fd, cmd_op, cmd, sizeof(*cmd));
-}
-
-/*
- * Fill sqe with a passthrough command.  On a ring without SQE128 only the
- * first 16 bytes of the command fit; the kernel must refuse it anyway.
- */
-static inline void vblk_prep_cmd(struct io_uring *ring, struct io_uring_sqe *sqe,
-				 int fd, uint32_t cmd_op,
-				 const struct virtblk_uring_cmd *cmd)
-{
-	vblk_fill_cmd(sqe, ring->flags & IORING_SETUP_SQE128, IORING_OP_URING_CMD,
-		      fd, cmd_op, cmd);
+	vblk_fill_cmd(sqe, IORING_OP_URING_CMD, fd, cmd_op, c);
 }
 
 /*
@@ -201,9 +201,9 @@ static inline void vblk_prep_cmd(struct io_uring *ring, struct io_uring_sqe *sqe
  * ring; sqe comes from io_uring_get_sqe128().
  */
 static inline void vblk_prep_cmd128(struct io_uring_sqe *sqe, int fd, uint32_t cmd_op,
-				    const struct virtblk_uring_cmd *cmd)
+				    const struct vblk_cmd *c)
 {
-	vblk_fill_cmd(sqe, 1, IORING_OP_URING_CMD128, fd, cmd_op, cmd);
+	vblk_fill_cmd(sqe, IORING_OP_URING_CMD128, fd, cmd_op, c);
 }
 
 /* Use registered buffer index for the command in sqe. */

@@ -120,7 +120,7 @@ driver() {
 
 # The UAPI header, alone, as C and C++, against the headers in $1/usr/include.
 uapi_standalone() {
-	local inc=$1/usr/include src=$TOP/tests/uapi/virtio_blk.c
+	local inc=$1/usr/include src=$TOP/tests/uapi/virtio_blk_uring_cmd.c
 	gcc -std=c11 -Wall -Wextra -Werror -I"$inc" -o /dev/null "$src" &&
 		g++ -x c++ -std=c++11 -Wall -Wextra -Werror -I"$inc" -o /dev/null "$src"
 }
@@ -131,7 +131,7 @@ uapi_standalone() {
 bisect() {
 	local wt=$BUILD/bisect obj=$BUILD/bisect-obj$SUFFIX log=$LOGS/check-bisect.log
 	local step=$LOGS/check-bisect-step.log stamp=$obj/.vblk-bisected key c objs base n=0
-	key=$( (series_digest "$PATCHES"; cat "$0" "$TOP/tests/uapi/virtio_blk.c" "$KOBJ/.config"
+	key=$( (series_digest "$PATCHES"; cat "$0" "$TOP/tests/uapi/virtio_blk_uring_cmd.c" "$KOBJ/.config"
 		"$SPARSE" --version) | sha256sum)
 	if [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
 		echo "bisect: the series was checked patch by patch already"

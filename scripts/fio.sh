@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make fio / make fio-master: fio with the cmd_type=vblk series, built in
-# place against the guest kernel's UAPI headers (<linux/virtio_blk.h>).
+# place against the guest kernel's UAPI headers (<linux/virtio_blk_uring_cmd.h>).
 #   fio.sh          the guest's fio: fio FIO_VERSION (sid's upstream tarball,
 #                   which make deps downloads to build/dl/) in build/fio, with
 #                   the series' port to that version (fio-engine/3.41/)
@@ -61,11 +61,11 @@ master)
 esac
 name=${tree##*/}
 
-[ -f "$UAPI/linux/virtio_blk.h" ] || die "no kernel UAPI headers in $UAPI: run make kernel"
+[ -f "$UAPI/linux/virtio_blk_uring_cmd.h" ] || die "no passthrough UAPI header in $UAPI: run make kernel"
 # configure again only when its options, compiler or the kernel's header
 # change; fio's Makefile re-runs it by itself when a patch touches configure.
 export CC="ccache gcc"
-stamp="$CC ${CONFIGURE_OPTS[*]} $(sha1sum <"$UAPI/linux/virtio_blk.h")"
+stamp="$CC ${CONFIGURE_OPTS[*]} $(sha1sum <"$UAPI/linux/virtio_blk_uring_cmd.h")"
 if [ ! -f "$tree/config-host.mak" ] || [ "$(cat "$tree/.git/vblk-configure" 2>/dev/null)" != "$stamp" ]; then
 	note "configuring $name (log: build/logs/$name-configure.log)"
 	(cd "$tree" && ./configure --cc="$CC" "${CONFIGURE_OPTS[@]}") >"$LOGS/$name-configure.log" 2>&1 ||
@@ -78,4 +78,4 @@ if ! make -C "$tree" -j"$JOBS" CC="$CC" fio >"$LOGS/$name.log" 2>&1; then
 	die "fio build failed: see build/logs/$name.log"
 fi
 grep -q '^CONFIG_VBLK_URING_CMD=y' "$tree/config-host.mak" ||
-	die "$name was built without cmd_type=vblk: its configure found no struct virtblk_uring_cmd in $UAPI/linux/virtio_blk.h (build/logs/$name-configure.log)"
+	die "$name was built without cmd_type=vblk: its configure found no $UAPI/linux/virtio_blk_uring_cmd.h (build/logs/$name-configure.log)"

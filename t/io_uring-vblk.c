@@ -252,11 +252,12 @@ static void setup(struct submitter *s)
 			die("%s: no NVMe namespace ID", o.dev);
 		nsid = id;
 	}
-	if (o.passthrough)
-		flags |= IORING_SETUP_SQE128;
-	/* NVMe's commands return their result in a 32-byte CQE */
+	/*
+	 * NVMe's 72-byte commands need 128-byte SQEs and return their result
+	 * in a 32-byte CQE; virtio-blk's fit a 64-byte SQE and its CQE.
+	 */
 	if (o.passthrough && disk.nvme)
-		flags |= IORING_SETUP_CQE32;
+		flags |= IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
 	if (o.polled)
 		flags |= IORING_SETUP_IOPOLL;
 	if (o.sqpoll)
@@ -311,15 +312,15 @@ static void prep_nvme(struct submitter *s, struct io_uring_sqe *sqe, unsigned in
 static void prep_passthrough(struct submitter *s, struct io_uring_sqe *sqe, unsigned int slot,
 			     bool write, uint64_t off)
 {
-	struct virtblk_uring_cmd cmd = {
+	struct vblk_cmd cmd = {
 		.type = write ? VIRTIO_BLK_T_OUT : VIRTIO_BLK_T_IN,
 		.sector = off >> 9,
 		.data = (uintptr_t)(o.vectored ? (void *)&s->iovs[slot] : s->bufs[slot]),
 		.data_len = o.vectored ? 1 : o.bs,
 	};
 
-	vblk_prep_cmd(&s->ring, sqe, s->fd,
-		      o.vectored ? VIRTBLK_URING_CMD_IO_VEC : VIRTBLK_URING_CMD_IO, &cmd);
+	vblk_prep_cmd(sqe, s->fd, o.vectored ? VIRTBLK_URING_CMD_IO_VEC : VIRTBLK_URING_CMD_IO,
+		      &cmd);
 	if (o.fixed)
 		vblk_prep_fixed(sqe, slot);
 }
@@ -343,12 +344,12 @@ static void prep_block(struct submitter *s, struct io_uring_sqe *sqe, unsigned i
 
 static void prep_flush(struct submitter *s, struct io_uring_sqe *sqe)
 {
-	struct virtblk_uring_cmd cmd = { .type = VIRTIO_BLK_T_FLUSH };
+	struct vblk_cmd cmd = { .type = VIRTIO_BLK_T_FLUSH };
 
 	if (o.passthrough && disk.nvme)
 		nvme_prep_flush(sqe, s->fd, nsid);
 	else if (o.passthrough)
-		vblk_prep_cmd(&s->ring, sqe, s->fd, VIRTBLK_URING_CMD_IO, &cmd);
+		vblk_prep_cmd(sqe, s->fd, VIRTBLK_URING_CMD_IO, &cmd);
 	else
 		io_uring_prep_fsync(sqe, s->fd, 0);
 }

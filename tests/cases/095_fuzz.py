@@ -1,5 +1,5 @@
 """A seeded fuzzer (tests/prog/vblk-fuzz.c) sends 100,000 passthrough
-commands, valid and mutated, over every kind of ring (SQE128 or not, IOPOLL
+commands, valid and mutated, over every kind of ring (64- or 128-byte SQEs, IOPOLL
 on a disk with a poll queue, SQPOLL, registered buffers and files) with up
 to 32 in flight.  Every SQE completes, each with what the documentation
 says (0, or the errno of one of the command's faults), no command ever

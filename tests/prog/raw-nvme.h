@@ -35,7 +35,7 @@ static inline int raw_nvme_rw(struct raw_ring *ring, int fd, unsigned int nsid, 
 		.cdw12 = bytes / RAW_NVME_LBS - 1,	/* blocks, 0's based */
 	};
 
-	return raw_ring_uring_cmd(ring, fd, vec ? NVME_URING_CMD_IO_VEC : NVME_URING_CMD_IO,
+	return raw_ring_uring_cmd(ring, fd, vec ? NVME_URING_CMD_IO_VEC : NVME_URING_CMD_IO, 0, 0,
 				  &cmd, sizeof(cmd), sqe_flags);
 }
 

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <linux/io_uring.h>
 #include <linux/virtio_blk.h>
+#include <linux/virtio_blk_uring_cmd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -81,12 +82,13 @@ static inline int raw_ring_init(struct raw_ring *r, unsigned int flags)
 }
 
 /*
- * Submit one uring_cmd, len bytes of command area from cmd, with the SQE
- * flags sqe_flags (IOSQE_ASYNC: from an io-wq worker), and return its
- * cqe->res.
+ * Submit one uring_cmd: sqe->addr and sqe->len, len bytes of command area
+ * from cmd, the SQE flags sqe_flags (IOSQE_ASYNC: from an io-wq worker);
+ * return its cqe->res.
  */
-static inline int raw_ring_uring_cmd(struct raw_ring *r, int fd, uint32_t op, const void *cmd,
-				     size_t len, unsigned int sqe_flags)
+static inline int raw_ring_uring_cmd(struct raw_ring *r, int fd, uint32_t op, uint64_t addr,
+				     uint32_t addr_len, const void *cmd, size_t len,
+				     unsigned int sqe_flags)
 {
 	unsigned int tail = *r->sq_tail, idx = tail & *r->sq_mask, head;
 	struct io_uring_sqe *sqe = (struct io_uring_sqe *)(r->sqes + idx * RAW_SQE_SIZE);
@@ -97,6 +99,8 @@ static inline int raw_ring_uring_cmd(struct raw_ring *r, int fd, uint32_t op, co
 	sqe->flags = sqe_flags;
 	sqe->fd = fd;
 	sqe->cmd_op = op;
+	sqe->addr = addr;
+	sqe->len = addr_len;
 	memcpy(sqe->cmd, cmd, len);
 	r->sq_array[idx] = idx;
 	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
@@ -112,11 +116,15 @@ static inline int raw_ring_uring_cmd(struct raw_ring *r, int fd, uint32_t op, co
 	return res;
 }
 
-/* Submit one virtio-blk passthrough command and return its cqe->res. */
+/*
+ * Submit one virtio-blk passthrough command, its data at addr (len bytes,
+ * or iovecs), and return its cqe->res.
+ */
 static inline int raw_ring_cmd(struct raw_ring *r, int fd, uint32_t op,
-			const struct virtblk_uring_cmd *cmd, unsigned int sqe_flags)
+			       const struct virtblk_uring_cmd *cmd, uint64_t addr, uint32_t len,
+			       unsigned int sqe_flags)
 {
-	return raw_ring_uring_cmd(r, fd, op, cmd, sizeof(*cmd), sqe_flags);
+	return raw_ring_uring_cmd(r, fd, op, addr, len, cmd, sizeof(*cmd), sqe_flags);
 }
 
 static inline int raw_step(const char *what, int res, int want)
@@ -155,10 +163,10 @@ static inline int raw_compat_steps(struct raw_ring *ring, int fd, char *buf,
 	pattern_fill(buf, seed, sector * 512, RAW_LEN);
 	cmd.type = VIRTIO_BLK_T_OUT;
 	cmd.sector = sector;
-	cmd.data = 0xdeadbeef00000000ULL | (uint32_t)(uintptr_t)buf;
-	cmd.data_len = RAW_LEN;
 	failed += raw_step("write, upper address bits set",
-			   raw_ring_cmd(ring, fd, VIRTBLK_URING_CMD_IO, &cmd, sqe_flags), 0);
+			   raw_ring_cmd(ring, fd, VIRTBLK_URING_CMD_IO, &cmd,
+					0xdeadbeef00000000ULL | (uint32_t)(uintptr_t)buf, RAW_LEN,
+					sqe_flags), 0);
 
 	memset(buf, 0, RAW_LEN);
 	for (i = 0; i < 4; i++) {
@@ -166,17 +174,15 @@ static inline int raw_compat_steps(struct raw_ring *ring, int fd, char *buf,
 		iov[i].len = RAW_LEN / 4;
 	}
 	cmd.type = VIRTIO_BLK_T_IN;
-	cmd.data = (uint32_t)(uintptr_t)iov;
-	cmd.data_len = 4;
 	failed += raw_step("read, four 32-bit iovecs",
-			   raw_ring_cmd(ring, fd, VIRTBLK_URING_CMD_IO_VEC, &cmd, sqe_flags), 0);
+			   raw_ring_cmd(ring, fd, VIRTBLK_URING_CMD_IO_VEC, &cmd,
+					(uint32_t)(uintptr_t)iov, 4, sqe_flags), 0);
 	failed += raw_step("data read back",
 			   pattern_check(buf, seed, sector * 512, RAW_LEN) < 0, 1);
 
-	cmd.data = 0x1000;
-	cmd.data_len = RAW_LEN;
 	failed += raw_step("unmapped buffer",
-			   raw_ring_cmd(ring, fd, VIRTBLK_URING_CMD_IO, &cmd, sqe_flags), -EFAULT);
+			   raw_ring_cmd(ring, fd, VIRTBLK_URING_CMD_IO, &cmd, 0x1000, RAW_LEN,
+					sqe_flags), -EFAULT);
 	return failed;
 }
 

@@ -14,15 +14,15 @@
  *   -v NR       vectored: the buffer split into NR iovecs
  *   -F          a registered (fixed) buffer
  *   -A OFF      misalign the buffer by OFF bytes
- *   -a ADDR     cmd.data as given (bad pointers)
- *   -L N        cmd.data_len as given
+ *   -a ADDR     sqe->addr as given (bad pointers)
+ *   -L N        sqe->len as given
  *   -t TYPE     cmd.type as given
  *   -o OP       sqe->cmd_op as given
  *   -f FLAGS    cmd.flags
  *   -p IOPRIO   cmd.ioprio
- *   -S          a ring without IORING_SETUP_SQE128
- *   -M          a ring with IORING_SETUP_SQE_MIXED, the command in an
- *               IORING_OP_URING_CMD128 (-MS: a 64-byte IORING_OP_URING_CMD)
+ *   -E RING     the ring's SQEs: 64 (default), 128 (IORING_SETUP_SQE128),
+ *               mixed (IORING_SETUP_SQE_MIXED, a 64-byte IORING_OP_URING_CMD)
+ *               or mixed128 (the same ring, an IORING_OP_URING_CMD128)
  *   -P          an IOPOLL ring
  *   -q          an SQPOLL ring
  *   -y          IOSQE_ASYNC
@@ -39,8 +39,9 @@
  *               virtio_blk_discard_write_zeroes, little-endian)
  *   -i          print the data read as the serial: "id=..."
  *   -Z          check that the data read is all zeros: "zero=yes|no"
- *   -X OFF      set byte OFF (0-127) of the prepared SQE to 1: a field the
- *               node does not use, or a reserved byte of the command
+ *   -X OFF      set byte OFF of the prepared SQE to 1 (0-63, or 0-127 on a
+ *               128-byte one): a field the node does not use, or one that
+ *               the kernel does not read
  */
 #include <endian.h>
 #include <errno.h>
@@ -57,7 +58,7 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: vblk-cmd [-wFSMPqy] [-k SEED] [-s SECTOR] [-l LEN] [-v NR] [-A OFF]\n"
+	fprintf(stderr, "usage: vblk-cmd [-wFPqy] [-E RING] [-k SEED] [-s SECTOR] [-l LEN] [-v NR] [-A OFF]\n"
 		"       [-a ADDR] [-L N] [-t TYPE] [-o OP] [-f FLAG] [-p IOPRIO] [-O r|w|rw] [-U UID]\n"
 		"       [-j] [-N FUNC]\n"
 		"       [-W FILE] [-R SECTOR:SECTORS[:FLAGS],...] [-iZ] [-X OFF] DEV\n");
@@ -170,15 +171,15 @@ static const char *res_name(int res)
 
 int main(int argc, char **argv)
 {
-	struct virtblk_uring_cmd cmd = { 0 };
+	struct vblk_cmd cmd = { 0 };
 	unsigned long long seed = 0, addr = 0, data_len = 0, type = ~0ULL;
-	unsigned int ring_flags = IORING_SETUP_SQE128, nr_vec = 0, misalign = 0;
-	bool write = false, fixed = false, async = false, check = false, small = false, mixed = false;
+	unsigned int ring_flags = 0, nr_vec = 0, misalign = 0;
+	bool write = false, fixed = false, async = false, check = false, big = false, mixed = false;
 	bool raw_addr = false, raw_len = false, print_id = false, zero = false, link = false;
 	char *ranges = NULL;
 	uint32_t cmd_op = 0;
 	int opt, fd, mode = O_RDWR, uid = -1, poke = -1;
-	const char *wait_for = NULL, *fail_in = NULL;
+	const char *wait_for = NULL, *fail_in = NULL, *kind = "64";
 	int submitted;
 	struct stat st;
 	struct io_uring_sqe *sqe;
@@ -189,7 +190,7 @@ int main(int argc, char **argv)
 	size_t len = 0;
 	char *buf;
 
-	while ((opt = getopt(argc, argv, "wk:s:l:v:FA:a:L:t:o:f:p:SMPqyjN:O:U:W:R:iZX:")) != -1) {
+	while ((opt = getopt(argc, argv, "wk:s:l:v:FA:a:L:t:o:f:p:E:PqyjN:O:U:W:R:iZX:")) != -1) {
 		switch (opt) {
 		case 'w': write = true; break;
 		case 'k': seed = vblk_number(optarg, usage); check = true; break;
@@ -204,8 +205,7 @@ int main(int argc, char **argv)
 		case 'o': cmd_op = vblk_number(optarg, usage); break;
 		case 'f': cmd.flags = vblk_number(optarg, usage); break;
 		case 'p': cmd.ioprio = vblk_number(optarg, usage); break;
-		case 'S': small = true; break;
-		case 'M': mixed = true; break;
+		case 'E': kind = optarg; break;
 		case 'P': ring_flags |= IORING_SETUP_IOPOLL; break;
 		case 'q': ring_flags |= IORING_SETUP_SQPOLL; break;
 		case 'y': async = true; break;
@@ -223,7 +223,17 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (optind != argc - 1 || nr_vec > 64 || (poke >= 0 && poke > 127))
+	if (!strcmp(kind, "128")) {
+		ring_flags |= IORING_SETUP_SQE128;
+		big = true;
+	} else if (!strcmp(kind, "mixed") || !strcmp(kind, "mixed128")) {
+		ring_flags |= IORING_SETUP_SQE_MIXED;
+		mixed = true;
+		big = !strcmp(kind, "mixed128");
+	} else if (strcmp(kind, "64")) {
+		usage();
+	}
+	if (optind != argc - 1 || nr_vec > 64 || poke >= (big ? 128 : 64))
 		usage();
 	vblk_disk_info(argv[optind], &disk);
 	if (!len)
@@ -272,10 +282,6 @@ int main(int argc, char **argv)
 	if (raw_len)
 		cmd.data_len = data_len;
 
-	if (mixed)
-		ring_flags = (ring_flags & ~IORING_SETUP_SQE128) | IORING_SETUP_SQE_MIXED;
-	else if (small)
-		ring_flags &= ~IORING_SETUP_SQE128;
 	if (vblk_ring_init(&ring, 4, ring_flags)) {
 		fprintf(stderr, "ring set-up failed\n");
 		return VBLK_EXIT_USAGE;
@@ -298,15 +304,15 @@ int main(int argc, char **argv)
 		sqe->flags |= IOSQE_IO_LINK;
 		sqe->user_data = NOP_TAG;
 	}
-	sqe = mixed && !small ? io_uring_get_sqe128(&ring) : io_uring_get_sqe(&ring);
+	sqe = mixed && big ? io_uring_get_sqe128(&ring) : io_uring_get_sqe(&ring);
 	if (!sqe) {
 		fprintf(stderr, "no SQE\n");
 		return VBLK_EXIT_USAGE;
 	}
-	if (mixed && !small)
+	if (mixed && big)
 		vblk_prep_cmd128(sqe, fd, cmd_op, &cmd);
 	else
-		vblk_prep_cmd(&ring, sqe, fd, cmd_op, &cmd);
+		vblk_prep_cmd(sqe, fd, cmd_op, &cmd);
 	if (fixed)
 		vblk_prep_fixed(sqe, 0);
 	if (async)

@@ -4,7 +4,7 @@
  * IORING_OP_URING_CMD submissions to /dev/vdXc0, mixing valid commands of
  * every type with mutated ones (command op, type, flag, ioprio, sector,
  * length, addresses, iovecs, registered buffers, ranges, open mode, uring
- * cmd flags), over a series of rings (with and without SQE128, IOPOLL,
+ * cmd flags), over a series of rings (64- and 128-byte SQEs, IOPOLL,
  * SQPOLL, SUBMIT_ALL, registered buffers and files) with up to 32
  * commands in flight.
  *
@@ -83,7 +83,7 @@ static const uint32_t NVME_URING_CMD_IO = 0xc0484e80;	/* _IOWR('N', 0x80, 72 byt
 
 /* Why a command must be refused: each reason has its documented errno */
 enum reason {
-	R_UCMD_FLAGS, R_RESERVED, R_BUF_INDEX, R_NO_SQE128, R_CMD_OP, R_FLAG, R_TYPE,
+	R_UCMD_FLAGS, R_RESERVED, R_BUF_INDEX, R_CMD_OP, R_FLAG, R_TYPE,
 	R_ACCESS, R_ROFS, R_IOPRIO, R_IOPRIO_CAP, R_FEATURE, R_NO_DATA,
 	R_FIXED_IOV, R_FIXED_IOV_ALLOC, R_FIXED_IOV_SEGS, R_IOV_COUNT, R_IOV_LEN, R_BAD_ADDR, R_READ_ONLY_BUF,
 	R_LEN, R_SECTOR, R_ALIGN, R_ID_LEN, R_RANGE_LEN, R_RANGE, NR_REASONS
@@ -96,7 +96,6 @@ static const struct {
 	[R_UCMD_FLAGS] = { "uring-cmd-flags", EINVAL },
 	[R_RESERVED] = { "reserved-byte", EINVAL },
 	[R_BUF_INDEX] = { "buf-index", EFAULT },
-	[R_NO_SQE128] = { "no-sqe128", EOPNOTSUPP },
 	[R_CMD_OP] = { "cmd-op", ENOTTY },
 	[R_FLAG] = { "flag", EINVAL },
 	[R_TYPE] = { "type", EOPNOTSUPP },
@@ -203,11 +202,11 @@ struct cmd {
 	uint32_t cmd_op;
 	uint32_t ucmd_flags;
 	uint16_t buf_index;
-	uint8_t poke;			/* an SQE byte set that must stay 0, or 0 */
+	uint8_t poke;			/* an SQE byte set to 1, or 0: past 63 unread */
 	bool sector_set;		/* chosen by a mutation */
 	bool shared;			/* the big buffer: no data check */
 	unsigned int mutations;
-	struct virtblk_uring_cmd cmd;
+	struct vblk_cmd cmd;
 	unsigned int why;		/* the reasons to refuse it */
 	unsigned int nr_rd;		/* a valid read: where the data lands */
 	struct seg rd[MAX_RD];
@@ -226,13 +225,13 @@ static const struct ring_kind {
 	unsigned int flags;
 	unsigned int weight;
 } ring_kinds[] = {
-	{ "sqe128", IORING_SETUP_SQE128, 28 },
-	{ "sqe128-iopoll", IORING_SETUP_SQE128 | IORING_SETUP_IOPOLL, 24 },
-	{ "sqe128-sqpoll", IORING_SETUP_SQE128 | IORING_SETUP_SQPOLL, 10 },
-	{ "sqe128-sqpoll-iopoll", IORING_SETUP_SQE128 | IORING_SETUP_SQPOLL | IORING_SETUP_IOPOLL, 8 },
-	{ "sqe128-submit-all", IORING_SETUP_SQE128 | IORING_SETUP_SUBMIT_ALL, 12 },
-	{ "sqe64", 0, 6 },
-	{ "sqe64-iopoll", IORING_SETUP_IOPOLL, 4 },
+	{ "sqe64", 0, 28 },
+	{ "sqe64-iopoll", IORING_SETUP_IOPOLL, 24 },
+	{ "sqe64-sqpoll", IORING_SETUP_SQPOLL, 10 },
+	{ "sqe64-sqpoll-iopoll", IORING_SETUP_SQPOLL | IORING_SETUP_IOPOLL, 8 },
+	{ "sqe64-submit-all", IORING_SETUP_SUBMIT_ALL, 12 },
+	{ "sqe128", IORING_SETUP_SQE128, 6 },
+	{ "sqe128-iopoll", IORING_SETUP_SQE128 | IORING_SETUP_IOPOLL, 4 },
 };
 #define NR_RING_KINDS	ARRAY_SIZE(ring_kinds)
 
@@ -564,11 +563,9 @@ static bool ranges_safe(const struct fuzz *f, const struct cmd *c)
 /*
  * The canary rule: a command that could change data must address only
  * sectors outside the canary or past the end of the disk, however the
- * kernel reads it.  On a ring without SQE128 its data fields are whatever
- * follows in the ring, so only a start past the end will do, and never
- * ranges.
+ * kernel reads it.
  */
-static bool canary_safe(const struct fuzz *f, const struct cmd *c, bool sqe128)
+static bool canary_safe(const struct fuzz *f, const struct cmd *c)
 {
 	uint32_t type = c->cmd.type;
 
@@ -576,8 +573,6 @@ static bool canary_safe(const struct fuzz *f, const struct cmd *c, bool sqe128)
 		return true;
 	if (type_whole_disk(type))
 		return false;
-	if (!sqe128)
-		return !type_has_ranges(type) && extent_safe(f, c->cmd.sector, UNKNOWN);
 	if (!extent_safe(f, c->cmd.sector, bytes_to_sectors(data_bytes(f, c))))
 		return false;
 	return !type_has_ranges(type) || ranges_safe(f, c);
@@ -600,11 +595,11 @@ static unsigned int bit(enum reason r)
 	return 1u << r;
 }
 
-static unsigned int judge_ioprio(const struct fuzz *f, uint32_t ioprio)
+static unsigned int judge_ioprio(const struct fuzz *f, uint16_t ioprio)
 {
 	unsigned int class = (ioprio >> IOPRIO_CLASS_SHIFT) & 7, level = ioprio & 7;
 
-	if (ioprio > 0xffff || class > IOPRIO_CLASS_IDLE || (class == IOPRIO_CLASS_NONE && level))
+	if (class > IOPRIO_CLASS_IDLE || (class == IOPRIO_CLASS_NONE && level))
 		return bit(R_IOPRIO);
 	if (class == IOPRIO_CLASS_RT && !f->rt_ok)
 		return bit(R_IOPRIO_CAP);
@@ -941,7 +936,7 @@ static bool poke_is_buf_index(const struct cmd *c)
  * refused, the op or the type is unknown, the data cannot be imported),
  * the fields after that have no meaning and are not judged.
  */
-static unsigned int judge(const struct fuzz *f, struct cmd *c, bool sqe128)
+static unsigned int judge(const struct fuzz *f, struct cmd *c)
 {
 	const struct type_rule *t;
 	struct iter *it = &scratch_iter;
@@ -955,13 +950,12 @@ static unsigned int judge(const struct fuzz *f, struct cmd *c, bool sqe128)
 		why |= bit(R_RESERVED);
 	if (why)
 		return why;
-	if (!sqe128)
-		return bit(R_NO_SQE128);
 	if (c->cmd_op != VIRTBLK_URING_CMD_IO && c->cmd_op != VIRTBLK_URING_CMD_IO_VEC)
 		return bit(R_CMD_OP);
 	if (c->cmd.flags)
 		why |= bit(R_FLAG);
-	if (c->poke > 3 && !poke_is_buf_index(c))
+	/* sqe->buf_index or sqe->file_index; the second 64 bytes are not read */
+	if (c->poke > 3 && c->poke < 64 && !poke_is_buf_index(c))
 		why |= bit(R_RESERVED);
 	t = type_rule(c->cmd.type);
 	if (!t)
@@ -1308,23 +1302,24 @@ static void mut_type(struct fuzz *f, struct slot *s)
 
 static void mut_flag(struct fuzz *f, struct slot *s)
 {
-	s->cmd.cmd.flags = chance(f, 70) ? 1u << rnd(f, 32) : next(f) | 1;
+	s->cmd.cmd.flags = chance(f, 70) ? 1u << rnd(f, 16) : next(f) | 1;
 }
 
 /*
- * A byte the node does not use: sqe->ioprio, addr, len, buf_index,
- * file_index, or the command area after struct virtblk_uring_cmd.
+ * A byte the node does not use: sqe->ioprio (io_uring refuses it),
+ * buf_index, file_index; or one of the second 64 bytes of a 128-byte SQE,
+ * which the kernel must not read.
  */
 static void mut_reserved(struct fuzz *f, struct slot *s)
 {
-	static const uint8_t fields[] = { 2, 3, 16, 23, 24, 27, 40, 41, 44, 47 };
+	static const uint8_t fields[] = { 2, 3, 40, 41, 44, 47 };
 
-	s->cmd.poke = chance(f, 50) ? fields[rnd(f, ARRAY_SIZE(fields))] : 80 + rnd(f, 48);
+	s->cmd.poke = chance(f, 70) ? fields[rnd(f, ARRAY_SIZE(fields))] : 64 + rnd(f, 64);
 }
 
 static void mut_ioprio(struct fuzz *f, struct slot *s)
 {
-	s->cmd.cmd.ioprio = PICK(f, next(f), 0x10000, 0xffffffff, 1, 7, 0x8 | 1,
+	s->cmd.cmd.ioprio = PICK(f, next(f), 0xffff, 1, 7, 0x8 | 1,
 				 (4 + rnd(f, 4)) << IOPRIO_CLASS_SHIFT,
 				 (uint64_t)(IOPRIO_CLASS_RT << IOPRIO_CLASS_SHIFT) | rnd(f, 8),
 				 (uint64_t)(IOPRIO_CLASS_BE << IOPRIO_CLASS_SHIFT) | 0x1ff8,
@@ -1593,13 +1588,13 @@ static void mutate(struct fuzz *f, struct slot *s)
 }
 
 /* Once the payload is final: where the data goes, unless a mutation chose. */
-static void place_sector(struct fuzz *f, struct cmd *c, bool sqe128)
+static void place_sector(struct fuzz *f, struct cmd *c)
 {
 	uint64_t sectors;
 
 	if (c->sector_set || (c->kind != K_IN && c->kind != K_OUT))
 		return;
-	sectors = sqe128 ? bytes_to_sectors(data_bytes(f, c)) : UNKNOWN;
+	sectors = bytes_to_sectors(data_bytes(f, c));
 	if (type_may_write(c->cmd.type))
 		c->cmd.sector = safe_sector(f, sectors);
 	else
@@ -1633,7 +1628,6 @@ static bool reads_shared_structure(const struct fuzz *f, const struct slot *s,
 /* The next command for a slot: generated until it keeps the canary safe. */
 static void gen_command(struct fuzz *f, struct slot *s, unsigned int index)
 {
-	bool sqe128 = f->ring.flags & IORING_SETUP_SQE128;
 	struct cmd *c = &s->cmd;
 	unsigned int tries;
 
@@ -1641,8 +1635,8 @@ static void gen_command(struct fuzz *f, struct slot *s, unsigned int index)
 		gen_valid(f, s, index);
 		if (chance(f, 55))
 			mutate(f, s);
-		place_sector(f, c, sqe128);
-		if (canary_safe(f, c, sqe128) && !reads_shared_structure(f, s, c))
+		place_sector(f, c);
+		if (canary_safe(f, c) && !reads_shared_structure(f, s, c))
 			break;
 		f->retries++;
 	}
@@ -1655,7 +1649,7 @@ static void gen_command(struct fuzz *f, struct slot *s, unsigned int index)
 		c->fd = 2;
 	}
 	c->nr = f->sqes;
-	c->why = judge(f, c, sqe128);
+	c->why = judge(f, c);
 }
 
 /* -- results ---------------------------------------------------------------- */
@@ -2006,7 +2000,7 @@ static void queue(struct fuzz *f, struct slot *s, unsigned int index)
 		printf("BAD no SQE free with %u of %u in flight\n", f->inflight, f->depth);
 		exit(VBLK_EXIT_FAIL);
 	}
-	vblk_prep_cmd(&f->ring, sqe, c->fixed_file ? c->fd : f->fds[c->fd], c->cmd_op, &c->cmd);
+	vblk_prep_cmd(sqe, c->fixed_file ? c->fd : f->fds[c->fd], c->cmd_op, &c->cmd);
 	if (c->fixed_file)
 		sqe->flags |= IOSQE_FIXED_FILE;
 	if (c->ucmd_flags & IORING_URING_CMD_FIXED)

@@ -139,7 +139,7 @@ static long outside_data(const struct io *io)
 
 static int run_case(unsigned int case_nr, int op, int bufk, int ringk, int sub, const char *name)
 {
-	unsigned int depth = depths[case_nr % 4], flags = IORING_SETUP_SQE128, i;
+	unsigned int depth = depths[case_nr % 4], flags = 0, i;
 	struct iovec reg[MAX_DEPTH];
 	struct io_uring ring;
 	int ret;
@@ -178,15 +178,15 @@ static int run_case(unsigned int case_nr, int op, int bufk, int ringk, int sub, 
 	for (i = 0; i < depth; i++) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 		struct io *io = &ios[i];
-		struct virtblk_uring_cmd cmd = {
+		struct vblk_cmd cmd = {
 			.type = op == OP_WRITE ? VIRTIO_BLK_T_OUT : VIRTIO_BLK_T_IN,
 			.sector = io->off / 512,
 			.data = (uintptr_t)(bufk == BUF_VEC ? (void *)io->iov : io->buf),
 			.data_len = bufk == BUF_VEC ? io->nr_iov : io->len,
 		};
 
-		vblk_prep_cmd(&ring, sqe, cfd,
-			      bufk == BUF_VEC ? VIRTBLK_URING_CMD_IO_VEC : VIRTBLK_URING_CMD_IO, &cmd);
+		vblk_prep_cmd(sqe, cfd, bufk == BUF_VEC ? VIRTBLK_URING_CMD_IO_VEC : VIRTBLK_URING_CMD_IO,
+			      &cmd);
 		if (bufk == BUF_FIXED)
 			vblk_prep_fixed(sqe, i);
 		if (sub == SUB_ASYNC)

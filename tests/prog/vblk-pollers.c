@@ -56,7 +56,7 @@ static void queue_one(struct io_uring *ring, int fd, char *buf, uint64_t blocks,
 	uint64_t off = (uint64_t)(rand() % blocks) * BS;
 	char *data = buf + (size_t)slot * BS;
 	int write = rand() & 1;
-	struct virtblk_uring_cmd cmd = {
+	struct vblk_cmd cmd = {
 		.type = write ? VIRTIO_BLK_T_OUT : VIRTIO_BLK_T_IN,
 		.sector = off / 512,
 		.data = (uintptr_t)data,
@@ -66,14 +66,14 @@ static void queue_one(struct io_uring *ring, int fd, char *buf, uint64_t blocks,
 	if (nsid >= 0)
 		nvme_prep_rw(sqe, fd, nsid, lbs, write, off, data, BS, 0, BS);
 	else
-		vblk_prep_cmd(ring, sqe, fd, VIRTBLK_URING_CMD_IO, &cmd);
+		vblk_prep_cmd(sqe, fd, VIRTBLK_URING_CMD_IO, &cmd);
 	sqe->user_data = slot;
 }
 
 int main(int argc, char **argv)
 {
 	unsigned int depth = 32, threads = 2, seconds = 10, inflight = 0, i;
-	unsigned int flags = IORING_SETUP_SQE128 | IORING_SETUP_IOPOLL;
+	unsigned int flags = IORING_SETUP_IOPOLL;
 	uint64_t ios = 0, errors = 0, enodev = 0, blocks;
 	int opt, fd, first_error = 0;
 	pthread_t tid[16];
@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 	if (fd >= 0 && disk.nvme) {
 		nsid = nvme_nsid(fd);
 		lbs = disk.lbs;
-		flags |= IORING_SETUP_CQE32;
+		flags |= IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
 	}
 	if (fd < 0 || (disk.nvme && nsid < 0) || posix_memalign((void **)&buf, BS, (size_t)depth * BS) ||
 	    vblk_ring_init(&ring, depth, flags)) {

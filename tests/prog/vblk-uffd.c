@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 {
 	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
-	struct virtblk_uring_cmd cmd = {};
+	struct vblk_cmd cmd = {};
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned int c = 0, pages = 1;
 	struct io_uring_sqe *sqe;
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 	reg.range.start = (uintptr_t)area;
 	reg.range.len = pages * page;
 	if (ioctl(uffd, UFFDIO_API, &api) || ioctl(uffd, UFFDIO_REGISTER, &reg) ||
-	    vblk_ring_init(&ring, 1, IORING_SETUP_SQE128)) {
+	    vblk_ring_init(&ring, 1, 0)) {
 		perror("vblk-uffd: userfaultfd or ring");
 		return VBLK_EXIT_USAGE;
 	}
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 	cmd.data_len = commands[c].ranges ? sizeof(struct virtio_blk_discard_write_zeroes)
 					  : pages * (uint32_t)page;
 	sqe = io_uring_get_sqe(&ring);
-	vblk_prep_cmd(&ring, sqe, fd, VIRTBLK_URING_CMD_IO, &cmd);
+	vblk_prep_cmd(sqe, fd, VIRTBLK_URING_CMD_IO, &cmd);
 	printf("submitting\n");
 	fflush(stdout);
 	if (io_uring_submit(&ring) != 1 || io_uring_wait_cqe(&ring, &cqe)) {
