@@ -13,7 +13,7 @@
 #                 QUICK=1: the cases marked QUICK; TESTS="a b": the cases whose
 #                 name contains a or b; EXCLUDE="c": leave those with c out;
 #                 JOBS=N: N cases at once
-#   make check    checkpatch --strict, sparse and W=1, and a build of every patch
+#   make check    checkpatch --strict, sparse and W=1, the documentation, and a build of every patch
 #   make src      unpack the 7.3 base into build/linux and apply patches/
 #   make export   write build/linux's commits back to patches/
 #   make mail     each submission of patches/, mail-ready, in build/mail/NAME/;
@@ -55,7 +55,7 @@ LIBURING_A := $(LIBURING)/lib/liburing.a
 URING_CFLAGS := -I$(LIBURING)/include
 URING_LIBS := -L$(LIBURING)/lib -luring
 GUEST_PROGS := $(patsubst tests/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard tests/prog/*.c)) \
-	       $(BUILD)/guest-bin/io_uring-vblk
+	       $(BUILD)/guest-bin/io_uring-vblk $(BUILD)/guest-bin/vblk-passthrough
 
 .PHONY: all deps src export kernel nvme-effect insn-plugin liburing sparse fio fio-export fio-master fio-master-export guest check \
 	test bench profile mail patches fio-mail fio-patches clean
@@ -105,6 +105,12 @@ $(BUILD)/guest-bin/io_uring-vblk: t/io_uring-vblk.c $(wildcard lib/*.h) $(UAPI_H
 		$(LIBURING_A) | kernel
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) $(URING_CFLAGS) -pthread -o $@ $< $(URING_LIBS) -lm
+
+# The application developer's example: only liburing and the installed
+# UAPI headers, none of lib/.
+$(BUILD)/guest-bin/vblk-passthrough: examples/vblk-passthrough.c $(UAPI_HEADERS) $(LIBURING_A) | kernel
+	@mkdir -p $(@D)
+	gcc -O2 -g -Wall -Wextra -Werror -static -isystem $(UAPI) $(URING_CFLAGS) -o $@ $< $(URING_LIBS)
 
 # 32-bit programs (*32.c) use raw system calls: there is no -m32 liburing.
 $(BUILD)/guest-bin/%32: tests/prog/%32.c $(wildcard tests/prog/*.h lib/*.h) $(UAPI_HEADERS) | kernel

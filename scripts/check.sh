@@ -10,7 +10,9 @@
 #   check.sh mail         make mail's submissions: each applies with git am
 #                         alone on the base and the submissions it names,
 #                         all in order give exactly the tree that was tested
-#   check.sh              all four
+#   check.sh docs         kernel-doc, the ABI parser and a reST parse of the
+#                         documentation the series adds or changes
+#   check.sh              all five
 . "$(dirname "$0")/common.sh"
 
 # The objects of every C file the series touches.
@@ -125,6 +127,37 @@ uapi_standalone() {
 		g++ -x c++ -std=c++11 -Wall -Wextra -Werror -I"$inc" -o /dev/null "$src"
 }
 
+# The series' documentation as make htmldocs would check it, without
+# Sphinx: kernel-doc on the UAPI headers it adds or changes, the ABI files
+# it adds validated by the kernel's own parser and their reST rendering
+# parsed, and its reST pages parsed (tools/rstcheck.py, Debian's docutils).
+docs() {
+	local f tmp n=0 out
+	tmp=$(mktemp -d)
+	for f in $(ktree_git diff --name-only --diff-filter=AM "$BASE_TAG" HEAD -- 'include/uapi/*.h'); do
+		out=$(cd "$KSRC" && scripts/kernel-doc -none -Wall "$f" 2>&1)
+		[ -z "$out" ] || { echo "$out"; rm -rf "$tmp"; die "kernel-doc warns about $f"; }
+		n=$((n + 1))
+	done
+	for f in $(ktree_git diff --name-only --diff-filter=AM "$BASE_TAG" HEAD -- 'Documentation/ABI/'); do
+		cp "$KSRC/$f" "$tmp/"
+	done
+	if ls "$tmp"/* >/dev/null 2>&1; then
+		out=$(cd "$KSRC" && tools/docs/get_abi.py -D "$tmp" validate 2>&1) &&
+			out+=$( (cd "$KSRC" && tools/docs/get_abi.py -D "$tmp" rest) |
+				/usr/bin/python3 "$TOP/tools/rstcheck.py" - 2>&1) ||
+			{ echo "$out"; rm -rf "$tmp"; die "the series' ABI documentation has errors"; }
+		[ -z "$out" ] || { echo "$out"; rm -rf "$tmp"; die "the series' ABI documentation has errors"; }
+		n=$((n + $(ls "$tmp" | wc -l)))
+	fi
+	rm -rf "$tmp"
+	for f in $(ktree_git diff --name-only --diff-filter=AM "$BASE_TAG" HEAD -- 'Documentation/*.rst'); do
+		/usr/bin/python3 "$TOP/tools/rstcheck.py" "$KSRC/$f" || die "$f is not valid reST"
+		n=$((n + 1))
+	done
+	echo "docs: $n file(s) of the series' documentation check clean"
+}
+
 # Second worktrees of build/linux (worktree(), scripts/common.sh), for checks
 # that move from patch to patch: one for the bisect, one for the mail check,
 # so that tests/run.py -j can run those two at once.
@@ -234,6 +267,7 @@ checkpatch) checkpatch ;;
 driver) driver ;;
 bisect) bisect ;;
 mail) mail ;;
-all) checkpatch; driver; bisect; mail ;;
+docs) docs ;;
+all) checkpatch; driver; docs; bisect; mail ;;
 *) die "usage: check.sh [checkpatch|driver|bisect|mail]" ;;
 esac
