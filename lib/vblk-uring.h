@@ -163,12 +163,11 @@ struct vblk_cmd {
 };
 
 /*
- * Fill a 64-byte SQE, or the first half of a 128-byte one, with a
- * passthrough command: every byte of those 64 once, as liburing's
- * io_uring_prep_rw() does for a read.  The kernel does not read the second
- * half of a 128-byte SQE.
+ * Fill an SQE with a passthrough command, writing each of its bytes once,
+ * as liburing's io_uring_prep_rw() does for a read: the 64 of a plain SQE,
+ * and on a 128-byte one (big) the reserved second half as zeroes.
  */
-static inline void vblk_fill_cmd(struct io_uring_sqe *sqe, uint8_t opcode, int fd,
+static inline void vblk_fill_cmd(struct io_uring_sqe *sqe, int big, uint8_t opcode, int fd,
 				 uint32_t cmd_op, const struct vblk_cmd *c)
 {
 	const struct virtblk_uring_cmd cmd = {
@@ -187,13 +186,15 @@ static inline void vblk_fill_cmd(struct io_uring_sqe *sqe, uint8_t opcode, int f
 	};
 	/* Not through sqe->cmd: GCC bounds writes there by the 8-byte addr3 it overlays */
 	memcpy((uint8_t *)sqe + offsetof(struct io_uring_sqe, cmd), &cmd, sizeof(cmd));
+	if (big)
+		memset(sqe + 1, 0, sizeof(*sqe));
 }
 
-/* Fill sqe, from io_uring_get_sqe(), with a passthrough command. */
-static inline void vblk_prep_cmd(struct io_uring_sqe *sqe, int fd, uint32_t cmd_op,
-				 const struct vblk_cmd *c)
+/* Fill sqe, from io_uring_get_sqe() on ring, with a passthrough command. */
+static inline void vblk_prep_cmd(const struct io_uring *ring, struct io_uring_sqe *sqe, int fd,
+				 uint32_t cmd_op, const struct vblk_cmd *c)
 {
-	vblk_fill_cmd(sqe, IORING_OP_URING_CMD, fd, cmd_op, c);
+	vblk_fill_cmd(sqe, ring->flags & IORING_SETUP_SQE128, IORING_OP_URING_CMD, fd, cmd_op, c);
 }
 
 /*
@@ -203,7 +204,7 @@ static inline void vblk_prep_cmd(struct io_uring_sqe *sqe, int fd, uint32_t cmd_
 static inline void vblk_prep_cmd128(struct io_uring_sqe *sqe, int fd, uint32_t cmd_op,
 				    const struct vblk_cmd *c)
 {
-	vblk_fill_cmd(sqe, IORING_OP_URING_CMD128, fd, cmd_op, c);
+	vblk_fill_cmd(sqe, 1, IORING_OP_URING_CMD128, fd, cmd_op, c);
 }
 
 /* Use registered buffer index for the command in sqe. */

@@ -319,8 +319,8 @@ static void prep_passthrough(struct submitter *s, struct io_uring_sqe *sqe, unsi
 		.data_len = o.vectored ? 1 : o.bs,
 	};
 
-	vblk_prep_cmd(sqe, s->fd, o.vectored ? VIRTBLK_URING_CMD_IO_VEC : VIRTBLK_URING_CMD_IO,
-		      &cmd);
+	vblk_prep_cmd(&s->ring, sqe, s->fd,
+		      o.vectored ? VIRTBLK_URING_CMD_IO_VEC : VIRTBLK_URING_CMD_IO, &cmd);
 	if (o.fixed)
 		vblk_prep_fixed(sqe, slot);
 }
@@ -349,7 +349,7 @@ static void prep_flush(struct submitter *s, struct io_uring_sqe *sqe)
 	if (o.passthrough && disk.nvme)
 		nvme_prep_flush(sqe, s->fd, nsid);
 	else if (o.passthrough)
-		vblk_prep_cmd(sqe, s->fd, VIRTBLK_URING_CMD_IO, &cmd);
+		vblk_prep_cmd(&s->ring, sqe, s->fd, VIRTBLK_URING_CMD_IO, &cmd);
 	else
 		io_uring_prep_fsync(sqe, s->fd, 0);
 }

@@ -200,6 +200,10 @@ class Disk(Backend):
     packed: bool = option(None, "the packed virtqueue layout (unset: QEMU's default, split)",
                           "packed")
     iothread: bool = option(False, "run the disk in an I/O thread")
+    indirect_desc: bool = option(None, "offer indirect descriptors (unset: QEMU's default, on)",
+                                 "indirect_desc")
+    seg_max_adjust: bool = option(None, "seg_max from the queue size (unset: QEMU's default, "
+                                        "on; off: 126 whatever the queue size)", "seg-max-adjust")
 
     DRIVER = "virtio-blk-pci"
     FLAG = "disk"               # the command line's option

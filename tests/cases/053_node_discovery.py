@@ -56,7 +56,7 @@ def check_disk(t, g, name):
                    f"{name}: a read one block longer")
 
     for kind, typ in RANGE_TYPES.items():
-        n, size = int(attr(f"{kind}_max_ranges")), int(attr(f"{kind}_max_bytes"))
+        n, size = int(attr(f"{kind}_max_ranges")), int(attr(f"{kind}_max_range_bytes"))
         t.log(f"{name}: {kind} {n} ranges of at most {size} bytes")
         t.expect_equal(n > 0 and size > 0, typ in types, f"{name}: {kind} limits and types")
         if not n:
@@ -69,10 +69,10 @@ def check_disk(t, g, name):
                                 node=node)[0], "EINVAL", f"{name}: a {kind} range too long")
     t.expect_equal(int(attr("discard_max_ranges")), queue("max_discard_segments")
                    if T_DISCARD in types else 0, f"{name}: discard_max_ranges")
-    t.expect_equal(int(attr("discard_max_bytes")), queue("discard_max_hw_bytes"),
-                   f"{name}: discard_max_bytes")
-    t.expect_equal(int(attr("write_zeroes_max_bytes")), queue("write_zeroes_max_bytes"),
-                   f"{name}: write_zeroes_max_bytes")
+    t.expect_equal(int(attr("discard_max_range_bytes")), queue("discard_max_hw_bytes"),
+                   f"{name}: discard_max_range_bytes")
+    t.expect_equal(int(attr("write_zeroes_max_range_bytes")), queue("write_zeroes_max_bytes"),
+                   f"{name}: write_zeroes_max_range_bytes")
 
     own = int(attr("queues")), int(attr("poll_queues"))
     t.expect_equal(attr("mode"), "direct" if vm.MODE == "direct" else "blk-mq", f"{name}: mode")

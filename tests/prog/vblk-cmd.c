@@ -40,8 +40,8 @@
  *   -i          print the data read as the serial: "id=..."
  *   -Z          check that the data read is all zeros: "zero=yes|no"
  *   -X OFF      set byte OFF of the prepared SQE to 1 (0-63, or 0-127 on a
- *               128-byte one): a field the node does not use, or one that
- *               the kernel does not read
+ *               128-byte one): a field the node does not use, or a byte of
+ *               the reserved half of a 128-byte SQE
  */
 #include <endian.h>
 #include <errno.h>
@@ -312,7 +312,7 @@ int main(int argc, char **argv)
 	if (mixed && big)
 		vblk_prep_cmd128(sqe, fd, cmd_op, &cmd);
 	else
-		vblk_prep_cmd(sqe, fd, cmd_op, &cmd);
+		vblk_prep_cmd(&ring, sqe, fd, cmd_op, &cmd);
 	if (fixed)
 		vblk_prep_fixed(sqe, 0);
 	if (async)

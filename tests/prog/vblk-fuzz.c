@@ -202,7 +202,7 @@ struct cmd {
 	uint32_t cmd_op;
 	uint32_t ucmd_flags;
 	uint16_t buf_index;
-	uint8_t poke;			/* an SQE byte set to 1, or 0: past 63 unread */
+	uint8_t poke;			/* an SQE byte set that must stay 0, or 0 */
 	bool sector_set;		/* chosen by a mutation */
 	bool shared;			/* the big buffer: no data check */
 	unsigned int mutations;
@@ -954,8 +954,9 @@ static unsigned int judge(const struct fuzz *f, struct cmd *c)
 		return bit(R_CMD_OP);
 	if (c->cmd.flags)
 		why |= bit(R_FLAG);
-	/* sqe->buf_index or sqe->file_index; the second 64 bytes are not read */
-	if (c->poke > 3 && c->poke < 64 && !poke_is_buf_index(c))
+	/* sqe->buf_index or sqe->file_index, or the reserved half of a 128-byte SQE */
+	if (c->poke > 3 && !poke_is_buf_index(c) &&
+	    (c->poke < 64 || (f->ring.flags & IORING_SETUP_SQE128)))
 		why |= bit(R_RESERVED);
 	t = type_rule(c->cmd.type);
 	if (!t)
@@ -1307,8 +1308,8 @@ static void mut_flag(struct fuzz *f, struct slot *s)
 
 /*
  * A byte the node does not use: sqe->ioprio (io_uring refuses it),
- * buf_index, file_index; or one of the second 64 bytes of a 128-byte SQE,
- * which the kernel must not read.
+ * buf_index, file_index; or one of the reserved second 64 bytes of a
+ * 128-byte SQE (on a ring of 64-byte SQEs, none).
  */
 static void mut_reserved(struct fuzz *f, struct slot *s)
 {
@@ -2000,7 +2001,7 @@ static void queue(struct fuzz *f, struct slot *s, unsigned int index)
 		printf("BAD no SQE free with %u of %u in flight\n", f->inflight, f->depth);
 		exit(VBLK_EXIT_FAIL);
 	}
-	vblk_prep_cmd(sqe, c->fixed_file ? c->fd : f->fds[c->fd], c->cmd_op, &c->cmd);
+	vblk_prep_cmd(&f->ring, sqe, c->fixed_file ? c->fd : f->fds[c->fd], c->cmd_op, &c->cmd);
 	if (c->fixed_file)
 		sqe->flags |= IOSQE_FIXED_FILE;
 	if (c->ucmd_flags & IORING_URING_CMD_FIXED)

@@ -185,8 +185,8 @@ static int run_case(unsigned int case_nr, int op, int bufk, int ringk, int sub, 
 			.data_len = bufk == BUF_VEC ? io->nr_iov : io->len,
 		};
 
-		vblk_prep_cmd(sqe, cfd, bufk == BUF_VEC ? VIRTBLK_URING_CMD_IO_VEC : VIRTBLK_URING_CMD_IO,
-			      &cmd);
+		vblk_prep_cmd(&ring, sqe, cfd,
+			      bufk == BUF_VEC ? VIRTBLK_URING_CMD_IO_VEC : VIRTBLK_URING_CMD_IO, &cmd);
 		if (bufk == BUF_FIXED)
 			vblk_prep_fixed(sqe, i);
 		if (sub == SUB_ASYNC)

@@ -66,7 +66,7 @@ static void queue_one(struct io_uring *ring, int fd, char *buf, uint64_t blocks,
 	if (nsid >= 0)
 		nvme_prep_rw(sqe, fd, nsid, lbs, write, off, data, BS, 0, BS);
 	else
-		vblk_prep_cmd(sqe, fd, VIRTBLK_URING_CMD_IO, &cmd);
+		vblk_prep_cmd(ring, sqe, fd, VIRTBLK_URING_CMD_IO, &cmd);
 	sqe->user_data = slot;
 }
 

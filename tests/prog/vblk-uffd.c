@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 	cmd.data_len = commands[c].ranges ? sizeof(struct virtio_blk_discard_write_zeroes)
 					  : pages * (uint32_t)page;
 	sqe = io_uring_get_sqe(&ring);
-	vblk_prep_cmd(sqe, fd, VIRTBLK_URING_CMD_IO, &cmd);
+	vblk_prep_cmd(&ring, sqe, fd, VIRTBLK_URING_CMD_IO, &cmd);
 	printf("submitting\n");
 	fflush(stdout);
 	if (io_uring_submit(&ring) != 1 || io_uring_wait_cqe(&ring, &cqe)) {
