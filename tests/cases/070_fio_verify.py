@@ -1,11 +1,11 @@
-"""fio's io_uring_cmd engine with cmd_type=vblk (make fio, fio-engine/)
-writes and verifies (crc32c) through /dev/vdac0: random and sequential,
-plain and fixed buffers, IRQ and polled rings (poll_queues=1), plus iovecs
-and SQPOLL.  Data is checked across the guest boundary with fio on the
-host, on the image file with its psync engine: what the host writes the
-guest's engine verifies (verify_only), and stops verifying once the host
-corrupts a few bytes of one block, naming that block; what the guest's
-engine writes the host's fio verifies in the image."""
+"""fio's io_uring_cmd engine with cmd_type=vblk (make fio, fio-engine/) writes
+and verifies (crc32c) through /dev/vdac0: random and sequential, plain and
+fixed buffers, IRQ and polled rings (poll_queues=1), plus iovecs (also in
+registered buffers) and SQPOLL. Data is checked across the guest boundary
+with fio on the host, on the image file with its psync engine: what the host
+writes the guest's engine verifies (verify_only), and stops verifying once
+the host corrupts a few bytes of one block, naming that block; what the
+guest's engine writes the host's fio verifies in the image."""
 
 import re
 
@@ -26,6 +26,8 @@ MATRIX = [
     for ring in ("irq", "polled")
 ] + [
     ("randwrite-iovec", "--rw=randwrite --bs=4k --offset=0 --size=2M --nonvectored=0"),
+    ("randwrite-fixed-iovec",
+     "--rw=randwrite --bs=4k --offset=0 --size=2M --nonvectored=0 --fixedbufs"),
     ("randwrite-sqpoll", "--rw=randwrite --bs=4k --offset=0 --size=2M --sqthread_poll"),
 ]
 
