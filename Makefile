@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # virtio-blk io_uring passthrough: build the guest kernel from patches/,
 # boot it under QEMU with virtio-blk disks, test and measure.
 #

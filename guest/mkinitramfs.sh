@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Build the guest's initramfs: busybox, guest/init, the kernel's modules and
 # the given programs (with the shared libraries they link against).
 # usage: mkinitramfs.sh OUTPUT MODROOT PROGRAM...

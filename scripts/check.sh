@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make check: the kernel series' static checks.
 #   check.sh checkpatch   scripts/checkpatch.pl --strict on every patch
 #   check.sh driver       sparse (C=2) and W=1 build of every C file the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Shared settings for the build scripts; sourced, never run.
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # its variables are for the scripts that source it

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make deps: install the Debian packages in scripts/debian-packages, and
 # download into build/dl/ what bookworm does not have: the kernel base
 # (linux-source-7.3 from trixie-backports), liburing 2.15, fio 3.41 and

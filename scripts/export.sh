@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make export / make fio-export: write the commits made in a source tree
 # back to its series (one git format-patch file each, plus the series file).
 #   export.sh kernel       build/linux      -> patches/

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make fio / make fio-master: fio with the cmd_type=vblk series, built in
 # place against the guest kernel's UAPI headers (<linux/virtio_blk_uring_cmd.h>).
 #   fio.sh          the guest's fio: fio FIO_VERSION (sid's upstream tarball,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make kernel: configure (tinyconfig + kernel/guest.config, + kernel/debug.config
 # for VARIANT=debug) and build the guest kernel out of tree in build/kobj,
 # then stage its image (build/bzImage), modules (build/modroot) and UAPI

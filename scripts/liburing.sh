@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make liburing: liburing LIBURING_VERSION (sid's source, which make deps
 # downloads to build/dl/) built as a static library for the guest programs:
 # headers and liburing.a in build/liburing/prefix.  bookworm's liburing-dev

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make mail / make fio-mail: the mail-ready form of a patch series, with
 # its cover letter filled in from the series' cover-letter.txt (first line
 # the subject; @BENCH@ and @PROFILE@ become README.md's make bench table and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # A tree under build/ kept as "a base commit plus a patch series": the
 # series (git format-patch files) is the source of truth, the tree a git
 # repository whose TAG is the unpacked base and whose commits on top are the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make sparse: sparse SPARSE_VERSION (sid's source, which make deps downloads
 # to build/dl/) for make check, as the one program $SPARSE.  The kernel's
 # scripts/checker-valid.sh refuses bookworm's sparse, and kbuild then skips

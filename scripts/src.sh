@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make src: unpack the kernel base into build/linux as a git repository and
 # apply patches/ (every submission, in order) on top as commits, or bring an existing tree up to
 # date.  Fails when patches/ and the tree disagree in a way that could lose

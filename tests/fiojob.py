@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """What the fio cases (07x) share: the engine's options, running fio in the
 guest against QEMU's counters, and on the host against the image file.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """What several test cases need from the guest: its programs' results and
 its disks' limits."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Background loads for the race tests: start them, let the queue change
 under them, wait for their ends, and kill them to see that they go."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The data pattern that tests write and check on both sides of the guest.
 
 Each 8-byte little-endian word at absolute disk byte offset o (a multiple

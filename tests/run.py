@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Run the test suite: one line per test and condition, then
 "N passed, N failed, N skipped".
 

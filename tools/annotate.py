@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Instructions per I/O of one kernel function, line by line: the counts of
 the last make profile laid over objdump's disassembly, as perf annotate does.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """make bench: the passthrough node against the block device, side by side.
 
 Boots the guest of tools/guest_setup.py once.  For every point (op x

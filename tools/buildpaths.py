@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Where the build puts a guest kernel variant: the one place that says so.
 
 A variant is "" (the default kernel) or "debug" (make ... DEBUG=1: KASAN,

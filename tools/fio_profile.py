@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """make profile's fio runs: what make bench's fio column costs per I/O.
 
 The same fio job as make bench's (tools/bench.py, Fio.job) on the node, the

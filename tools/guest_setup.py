@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The guest that make bench and make profile measure in: two null-co
 virtio-blk disks on an iothread, each with a default and a poll queue for
 blk-mq.  vda's passthrough node goes through blk-mq; vdb has

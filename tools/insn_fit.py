@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Timing-free instructions per I/O: fit out what waiting costs.
 
 A run of the profile is two windows of one point (op, depth, completion,

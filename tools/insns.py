@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The instruction counts of tools/insn-plugin.c: its windows, per vCPU, split
 into user space and kernel, and per kernel symbol.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """make profile: guest instructions per I/O on the node and on the block
 device, with NVMe's char node and block device beside them as the
 yardstick, counted by tools/insn-plugin.c, split by kernel symbol.

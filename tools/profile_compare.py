@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Compare two make profile runs: timing-free instructions per I/O of each
 path at each point, before and after, and the symbols that moved most for
 one path at one point.  Both runs' profile.json, as tools/profile.py

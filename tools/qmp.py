@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """A minimal QMP (QEMU Machine Protocol) client over a unix socket."""
 
 import json

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Parse reStructuredText files with docutils and fail on any warning: the
 syntax check of the series' documentation that make htmldocs would do, for
 a machine without Sphinx.  Sphinx's own directives and roles that the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Boot the guest kernel under QEMU with virtio-blk and NVMe disks and run commands in it.
 
 The one guest runner of the project: tests/ and the benchmarks use the Guest

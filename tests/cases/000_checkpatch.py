@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Every patch of the series is clean under checkpatch.pl --strict."""
 
 QUICK = True

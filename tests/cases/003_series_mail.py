@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """make mail writes every submission of patches/ mail-ready (tag, cover
 letter, addresses, the sender's identity in place of the author's, a
 refusal of an address that cannot receive replies); each applies with git

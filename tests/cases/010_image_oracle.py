@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Data written through /dev/vda (io_uring, O_DIRECT) is in the host's image
 at the right offset and nowhere else; data the host puts in the image is what
 the guest reads back; and a wrong pattern is reported as a mismatch."""

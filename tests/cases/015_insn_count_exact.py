@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """tools/insn-plugin.c counts exactly: a user-space loop of a known number of
 instructions (2N + 1) between the window markers, pinned to vCPU 1, is
 counted as exactly that many user-space instructions on vCPU 1, for two

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """QMP query-blockstats counters move by exactly the operations the guest
 issued (queue depth 1, so nothing is merged or split on the way)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """virtio_blk loads with poll_queues=N and the disk gets N poll queues
 (the driver's own report, the hardware contexts in sysfs, and io_poll), and
 unloads and reloads cleanly."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """virtio_blk loads with passthrough_queues=N and passthrough_poll_queues=M:
 the node owns N of the device's virtqueues, M of them polled, and blk-mq
 keeps the rest (the driver's report, the node's sysfs attributes and the

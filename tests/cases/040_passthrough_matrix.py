@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Reads and writes through /dev/vdac0 over the whole matrix ({read, write}
 x {plain, vectored, fixed buffer} x {IRQ ring, IOPOLL ring} x {submit,
 SQPOLL, IOSQE_ASYNC}, queue depths 1 to 64, sizes from one logical block to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """A 32-bit task (IA32 emulation, raw io_uring system calls) uses the node:
 its plain buffer address works even with garbage in the upper 32 bits, its
 32-bit iovec array is read as such, and an unmapped address gets EFAULT;

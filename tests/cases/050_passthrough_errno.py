@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Every invalid passthrough command is refused with its documented errno,
 and none of them reaches the device: the host image keeps the data planted
 under them and QMP's wr_operations counter does not move.  Data the host

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """A command is the same on every kind of ring: a ring of 64-byte SQEs, an
 IORING_SETUP_SQE128 ring, and an IORING_SETUP_SQE_MIXED ring, where it is
 sent as a 64-byte IORING_OP_URING_CMD or as an IORING_OP_URING_CMD128.  On

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """When io_uring cannot get the memory to keep a passthrough command (the
 copy of its SQE for a command that goes async or joins a link, the iovec
 of a registered vectored buffer), the command fails with ENOMEM, a link it

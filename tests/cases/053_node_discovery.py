@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The node tells an application what it may send, in its sysfs directory:
 the types the disk takes, the longest transfer, the most ranges and the
 bytes of one range for each range type, whether IOPOLL rings poll, and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Node reads and writes count in the disk's I/O statistics (/proc/diskstats,
 what iostat shows) when the disk's queue/iostats_passthrough is 1, as NVMe's
 passthrough does, and not when it is 0.  QEMU's own counters show that

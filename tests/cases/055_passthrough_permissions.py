@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Access to the node follows how it was opened, not CAP_SYS_ADMIN: the node
 is root-only (0600) by default; chmod'ed 0666, an unprivileged user reads on
 an O_RDONLY fd and is refused writes on it, may write on an O_RDWR fd, and is

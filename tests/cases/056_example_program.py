@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """examples/vblk-passthrough.c, the application developer's starting point,
 does what it says on a disk: its write from a registered buffer is in the
 host image, its flush and reads succeed, and its discards punch holes in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """A device whose virtqueues are shorter than its seg_max and that offers
 no indirect descriptors (QEMU: queue-size=16, indirect_desc=off,
 seg-max-adjust=off, so seg_max stays 126): a request may only use as many

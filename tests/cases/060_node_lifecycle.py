@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """/dev/vdXc0 lives and dies with its disk: two disks get two nodes under the
 virtio device; a module reload leaves no stale node and reuses the minors;
 hot-unplug (QMP device_del) removes the node whether idle or held open, a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """A command waiting for room on a full polled queue can be killed, and
 is not stuck behind a poller that stopped.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Hot-unplug under load: 20 times, QMP device_del of a disk while
 t/io_uring-vblk keeps 32 passthrough commands in flight on its node
 (interrupt-driven and polled, plain and registered buffers), then

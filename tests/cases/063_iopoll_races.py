@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Polling passthrough commands while the queue changes under them.
 
 Two processes with IOPOLL rings at QD32 and a third ring reaped by two

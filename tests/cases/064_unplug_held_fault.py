@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Hot-unplug does not wait for a page fault the node's user never resolves.
 
 A command whose user memory lies on pages registered with userfaultfd,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """FLUSH, GET_ID, WRITE_ZEROES, DISCARD and SECURE_ERASE through the node,
 judged by the host: a flush moves QMP's flush_operations by one and follows
 writes that are in the image, and on a device without a volatile cache

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The node and /dev/vda share one page cache view of the disk, as direct
 I/O on the block device does: a buffered read after a node write, discard or
 write zeroes returns the new data, not the pages it had cached; a node read

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Where the kernel refuses writers to a mounted disk (booted with
 bdev_allow_write_mounted=0, as CONFIG_BLK_DEV_WRITE_MOUNTED=n does), the
 node is such a writer: while /dev/vda is mounted, opening the node for

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """A device reset with passthrough commands in flight.  A function-level
 reset of the disk's PCIe function runs virtio-blk's reset_prepare and
 reset_done, the same quiesce and restore as freeze and restore (the guest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """A queue the load overfills makes the submitter wait, never fails a
 command: on a disk with 16-entry virtqueues, t/io_uring-vblk keeps 64 I/Os
 in flight on the node and on the block device, reads and writes, plain and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """fio's io_uring_cmd engine with cmd_type=vblk (make fio, fio-engine/) writes
 and verifies (crc32c) through /dev/vdac0: random and sequential, plain and
 fixed buffers, IRQ and polled rings (poll_queues=1), plus iovecs (also in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """fio's trims through the node (cmd_type=vblk) are discards: sequential
 and random, they punch holes in the host image at exactly the blocks fio
 trimmed (a sequential trim by its offsets, a random one as fio's iolog

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """fio's syncs through the node (cmd_type=vblk, fsync=4) are flushes: QMP's
 flush_operations moves by exactly the syncs fio issued, one flush each,
 one I/O at a time (with end_fsync) and four deep on a polled ring, where

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """A read through the node that the device fails (QEMU's blkdebug fails one
 sector) fails fio's cmd_type=vblk job, and fio names the device's status,
 VIRTIO_BLK_S_IOERR."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """t/io_uring-vblk completes exactly the I/Os asked of it on both paths,
 interrupt-driven and polled, reads and writes, and QMP's counters show the
 device received each one (merging is off on the block path), flushes mixed

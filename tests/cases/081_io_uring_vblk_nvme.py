@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The yardstick checked: t/io_uring-vblk's NVMe paths, NVMe's generic char
 node /dev/ng0n1 (-u1, struct nvme_uring_cmd) and its block device
 /dev/nvme0n1 (-u0), read what the host put in the image and write what the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """A 32-bit task (IA32 emulation, raw io_uring system calls) uses NVMe's
 char node /dev/ng0n1 as test 045 uses the virtio-blk node, with the same
 program: a write and a read back through four 32-bit iovecs, checked; what

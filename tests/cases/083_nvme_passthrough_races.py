@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """NVMe's generic char node under the races test 063 puts the virtio-blk
 node through: the fixes this series makes to io_uring and NVMe, reproduced
 without virtio-blk, as their maintainers would run them.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Device-side faults: QEMU's blkdebug fails reads and writes touching
 chosen sectors with EIO.  The passthrough path reports the device's
 VIRTIO_BLK_S_IOERR in cqe->res (a positive status, as documented) for

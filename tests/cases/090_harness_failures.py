@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The guest runner reports a hung guest (killed within the command's time
 limit) and a panicking guest as failures, with the console log kept, also
 when QEMU exits under a QMP call; a guest program's exit status 77 makes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """tools/vm.py as a command line: a malformed disk or NVMe option is an
 error that names it; --nvme gives the guest an NVMe namespace beside the
 virtio-blk disk; a command's exit status is the runner's; without a command it is

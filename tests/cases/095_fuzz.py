@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """A seeded fuzzer (tests/prog/vblk-fuzz.c) sends 100,000 passthrough
 commands, valid and mutated, over every kind of ring (64- or 128-byte SQEs, IOPOLL
 on a disk with a poll queue, SQPOLL, registered buffers and files) with up
