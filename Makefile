@@ -2,7 +2,7 @@
 # virtio-blk io_uring passthrough: build the guest kernel from patches/,
 # boot it under QEMU with virtio-blk disks, test and measure.
 #
-#   make bench    the main job: build, boot, benchmark table in results/ (QUICK=1)
+#   make bench    the main job: build, boot, benchmark table in results/<date>-series<N>/ (QUICK=1)
 #   make profile  instructions per I/O, node and block device, per kernel symbol,
 #                 NVMe's char node and block device beside them
 #   make nvme-effect  NVMe's instructions per I/O before and after each patch
@@ -155,13 +155,19 @@ test: guest $(SPARSE)
 
 # The main job: passthrough vs block device, side by side (QUICK=1: < 10 min),
 # then where the instructions go (make profile)
+# Each run writes its own snapshot, results/<date>-series<patches>/ (RESULTS=
+# names another), and results/README.md again.
+RESULTS ?= results/$(shell date -u +%Y-%m-%d)-series$(shell cat patches/*/series | grep -vc -e '^\#' -e '^$$')
+
 bench: guest
-	@python3 tools/bench.py $(if $(QUICK),--quick)
-	@python3 tools/profile.py $(if $(QUICK),--quick)
+	@python3 tools/bench.py $(if $(QUICK),--quick) --out $(RESULTS)
+	@python3 tools/profile.py $(if $(QUICK),--quick) --out $(RESULTS)
+	@python3 tools/results_summary.py
 
 # Instructions per I/O on both paths, per kernel symbol (QUICK=1: reads, plain buffers)
 profile: guest
-	@python3 tools/profile.py $(if $(QUICK),--quick)
+	@python3 tools/profile.py $(if $(QUICK),--quick) --out $(RESULTS)
+	@python3 tools/results_summary.py
 
 clean:
 	rm -rf $(BUILD)

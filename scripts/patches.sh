@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # make mail / make fio-mail: the mail-ready form of a patch series, with
 # its cover letter filled in from the series' cover-letter.txt (first line
-# the subject; @BENCH@ and @PROFILE@ become README.md's make bench table and
-# make profile summary, @BASE@ the base's description) and its addresses.
+# the subject; @BENCH@ and @PROFILE@ become the newest results snapshot's
+# make bench table and make profile summary, @BASE@ the base's description)
+# and its addresses.
 #   patches.sh kernel   each submission patches/NAME/ on build/linux
 #                       -> build/mail/NAME/ (its mail file: [PATCH ...] tag,
 #                       addresses beside get_maintainer.pl's, the submissions
@@ -17,17 +18,30 @@
 # own run (MAIL_CHECK=1), which writes mail that is never sent.
 . "$(dirname "$0")/common.sh"
 
-# README.md's text between <!-- NAME --> and <!-- /NAME -->
-readme_part() {
-	sed -n "/<!-- $1 -->/,/<!-- \/$1 -->/p" "$TOP/README.md" | sed '1d;$d'
+# The newest snapshot in results/ (results/<date>-<what>/) that has the
+# file $1, by the time it was committed: its path, or nothing.
+newest_result() {
+	local f
+	for f in "$TOP"/results/*/"$1"; do
+		[ -f "$f" ] || continue
+		echo "$(git -C "$TOP" log -1 --format=%ct -- "$f" 2>/dev/null || echo 0) $f"
+	done | sort -n | tail -n 1 | cut -d' ' -f2-
+}
+
+# A results file without its title line, named by where it comes from.
+result_part() {
+	local f
+	f=$(newest_result "$1") && [ -n "$f" ] || return 0
+	echo "From ${f#"$TOP"/} (tools/${2}):"
+	sed '1{/^#/d}' "$f"
 }
 
 # Fill the cover letter $1 that format-patch wrote from the template $2.
 fill_cover() {
 	local bench profile
-	bench=$(readme_part bench) profile=$(readme_part profile)
-	BENCH=${bench:-"(no make bench table in README.md)"} \
-	PROFILE=${profile:-"(no make profile summary in README.md)"} \
+	bench=$(result_part bench.md bench.py) profile=$(result_part profile.md profile.py)
+	BENCH=${bench:-"(no make bench snapshot in results/)"} \
+	PROFILE=${profile:-"(no make profile snapshot in results/)"} \
 	BASE=$(git -C "$tree" log -1 --format=%s "$base") \
 	python3 - "$1" "$2" <<'PY'
 import os, sys

@@ -12,9 +12,10 @@ device (/dev/nvme0n1) under none, in alternation, the same op, size, depth and C
 REPEATS times, and reports medians with their spread.  Every run sets the
 scheduler it is measured with: passthrough requests bypass the
 scheduler's queue, but with a scheduler they take its tags.
-Writes results/bench.json (every run), results/bench.md (the table,
-passthrough/block ratios) and results/bench.png (IOPS against queue
-depth), and prints the table.
+Writes bench.json (every run), bench.md (the table, passthrough/block
+ratios) and bench.png (IOPS against queue depth) into --out (results/;
+make bench gives it a snapshot folder, results/<date>-series<N>/), and
+prints the table.
 
 usage: tools/bench.py [--quick] [--out DIR] [--point OP,QD,MODE,TOOL ...] [--repeats N]
 
