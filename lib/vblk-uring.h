@@ -122,8 +122,8 @@ static inline void vblk_disk_info(const char *dev, struct vblk_disk *d)
 	d->bytes = vblk_sysfs_u64(d->name, "size") * 512;
 	d->polled = vblk_sysfs_u64(d->name, "queue/io_poll");
 	if (!d->nvme) {
-		d->node_queues = vblk_node_sysfs_u64(d->name, "queues");
-		d->node_poll_queues = vblk_node_sysfs_u64(d->name, "poll_queues");
+		d->node_queues = vblk_node_sysfs_u64(d->name, "direct_queues");
+		d->node_poll_queues = vblk_node_sysfs_u64(d->name, "direct_poll_queues");
 	}
 	/* With queues of its own, the node polls those, not blk-mq's */
 	d->node_polled = d->node_queues ? d->node_poll_queues > 0 : d->polled;

@@ -222,7 +222,7 @@ static void check_device(void)
 		die("polling asked (-p1) but %s has no poll queues: load nvme with poll_queues=N",
 		    disk.name);
 	if (o.polled == 1 && !(o.passthrough ? disk.node_polled : disk.polled))
-		die(o.passthrough ? "polling asked (-p1) but %s has no poll queues: load virtio_blk with poll_queues=N, or passthrough_poll_queues=N"
+		die(o.passthrough ? "polling asked (-p1) but %s has no poll queues: load virtio_blk with poll_queues=N, or write N to the node's direct_poll_queues"
 				  : "polling asked (-p1) but %s has no poll queues: load virtio_blk with poll_queues=N",
 		    disk.name);
 	if (o.bs % disk.lbs || o.bs > disk.max_transfer)

@@ -2,9 +2,9 @@
 """The guest that make bench and make profile measure in: two null-co
 virtio-blk disks on an iothread, each with a default and a poll queue for
 blk-mq.  vda's passthrough node goes through blk-mq; vdb has
-PT_QUEUES virtqueues more, so its node drives them itself (the direct
-mode of passthrough_queues): one polled and one with an interrupt per
-vCPU.  Beside them the yardstick, NVMe's pair: a null-co namespace on
+PT_QUEUES virtqueues more, which its node drives itself (the direct
+mode, set through the node's direct_queues): one polled and one with an
+interrupt per vCPU.  Beside them the yardstick, NVMe's pair: a null-co namespace on
 QEMU's NVMe controller, its generic char node /dev/ng0n1 (the kernel's
 uring_cmd passthrough) and its block device /dev/nvme0n1, with an
 interrupt queue per vCPU and a poll queue.  The node, the direct node, the
@@ -13,14 +13,14 @@ block device and NVMe's pair are measured in the same boot."""
 import vm
 
 PT_QUEUES, PT_POLL_QUEUES = 3, 1
-VBLK_PARAMS = (f"poll_queues=1 passthrough_queues={PT_QUEUES} "
-               f"passthrough_poll_queues={PT_POLL_QUEUES}")
+VBLK_PARAMS = "poll_queues=1"
 NVME_PARAMS = "poll_queues=1"
 DISKS = [vm.Disk(id=f"d{i}", backend="null", size=64 << 30, iothread=True, num_queues=queues)
          for i, queues in enumerate((2, 2 + PT_QUEUES))]
 NVME = vm.Nvme(id="n0", backend="null", size=64 << 30)
 DESCRIPTION = (f"two null-co disks, read-zeroes, iothread, num-queues=2 and {2 + PT_QUEUES}; "
-               f"virtio_blk {VBLK_PARAMS}; a null-co NVMe namespace (QEMU's nvme, main loop), "
+               f"virtio_blk {VBLK_PARAMS}, vdbc0's direct_queues={PT_QUEUES} "
+               f"direct_poll_queues={PT_POLL_QUEUES}; a null-co NVMe namespace (QEMU's nvme, main loop), "
                f"nvme {NVME_PARAMS}")
 NODE, DIRECT_NODE, BLOCK = "/dev/vdac0", "/dev/vdbc0", "/dev/vda"
 NVME_NODE, NVME_BLOCK = "/dev/ng0n1", "/dev/nvme0n1"
@@ -37,10 +37,11 @@ def boot(name, **kwargs):
 def load(guest):
     """Load virtio_blk and nvme; check that only vdb's node has queues of
     its own, and that NVMe's namespace has a poll queue."""
-    guest.load_vblk(VBLK_PARAMS)
+    guest.load_vblk(VBLK_PARAMS, direct=False)
+    guest.set_direct("vdbc0", PT_QUEUES, PT_POLL_QUEUES)
     guest.load_nvme(NVME_PARAMS)
-    queues = guest.output(f"cat {vm.NODE_CLASS}/vdac0/queues "
-                          f"{vm.NODE_CLASS}/vdbc0/queues").split()
+    queues = guest.output(f"cat {vm.NODE_CLASS}/vdac0/direct_queues "
+                          f"{vm.NODE_CLASS}/vdbc0/direct_queues").split()
     if queues != ["0", str(PT_QUEUES)]:
         raise SystemExit(f"the nodes' own queues: {queues}, not 0 and {PT_QUEUES}")
     if guest.output("cat /sys/block/nvme0n1/queue/io_poll").strip() != "1":

@@ -54,9 +54,8 @@ SLOWDOWN = 4 if VARIANT == "debug" else 1
 # VBLK_MODE=direct (make ... MODE=direct): the passthrough node drives
 # virtqueues of its own, DIRECT_QUEUES of them and DIRECT_POLL_QUEUES of
 # those polled, instead of going through blk-mq; every disk whose queues
-# are left to QEMU gets that many beyond one per vCPU.  The kernel command
-# line carries the parameters, so that each modprobe of virtio_blk takes
-# them unless it sets them itself.
+# are left to QEMU gets that many beyond one per vCPU.  load_vblk() and
+# plug() give each node its queues through sysfs (Guest.set_direct()).
 MODES = ("blkmq", "direct")
 MODE = os.environ.get("VBLK_MODE") or "blkmq"
 if MODE not in MODES:
@@ -64,9 +63,6 @@ if MODE not in MODES:
 DIRECT_QUEUES, DIRECT_POLL_QUEUES = 2, 1
 # where sysfs lists the passthrough nodes, one directory per node (vdXc0)
 NODE_CLASS = "/sys/class/virtblk-generic"
-MODE_CMDLINE = (f"virtio_blk.passthrough_queues={DIRECT_QUEUES} "
-                f"virtio_blk.passthrough_poll_queues={DIRECT_POLL_QUEUES}"
-                if MODE == "direct" else "")
 # Under TCG the debug kernel can leave a vCPU without host time for longer
 # than RCU's 21 s default; a real stall still shows after 300 s, and a hang
 # as a command's time limit.  acpi=noirq: its AML interpreter is so slow
@@ -276,7 +272,7 @@ class Guest:
             for disk in disks:
                 disk.bus = f"{disk.id}-port"
         self.cpus, self.memory = cpus, memory
-        self.append = f"{MODE_CMDLINE} {append}".strip()
+        self.append = append
         if MODE == "direct":
             for disk in disks:
                 if isinstance(disk, Disk) and disk.num_queues is None:
@@ -571,16 +567,21 @@ class Guest:
                     f"[ $(ls /sys/class/nvme-generic | wc -l) -ge {want} ] && exit 0; "
                     "sleep 0.1; done; echo no NVMe namespace appeared; exit 1")
 
-    def load_vblk(self, params=""):
+    def load_vblk(self, params="", direct=None):
         """Load virtio_blk with module parameters (e.g. "poll_queues=2").
-        In direct mode, every node must then have queues of its own."""
+        direct: give every node virtqueues of its own (set_direct());
+        by default, in direct mode."""
         self.output(f"modprobe virtio_blk {params}")
-        if MODE == "direct" and "passthrough_queues" not in params:
-            blkmq = self.output(f"cd {NODE_CLASS} && "
-                                "for n in *; do grep -qx 0 $n/queues && echo $n; done; true")
-            if blkmq.split():
-                raise GuestError(f"direct mode, but {' '.join(blkmq.split())} use blk-mq")
+        if direct if direct is not None else MODE == "direct":
+            self.set_direct()
 
+    def set_direct(self, node="*", queues=DIRECT_QUEUES, poll_queues=DIRECT_POLL_QUEUES):
+        """Give a passthrough node (e.g. "vdbc0"; "*": each) queues
+        virtqueues of its own, poll_queues of them polled (0, 0: back to
+        blk-mq); the driver resets the device to split its virtqueues."""
+        self.output(f"cd {NODE_CLASS} && for n in {node}; do "
+                    f"echo {queues} > $n/direct_queues && "
+                    f"echo {poll_queues} > $n/direct_poll_queues || exit 1; done")
     def unload_vblk(self):
         self.output("modprobe -r virtio_blk")
 
@@ -601,9 +602,16 @@ class Guest:
                            match=lambda e: e.get("data", {}).get("device") == disk_id)
 
     def plug(self, disk_id):
-        """Hot-plug a disk unplugged before (its back end is still there)."""
+        """Hot-plug a disk unplugged before (its back end is still there);
+        in direct mode, wait for its node and give it queues of its own."""
         with self._monitor(f"the plug of {disk_id}") as qmp:
             qmp.execute("device_add", self.disks[disk_id].device_props())
+        if MODE != "direct":
+            return
+        node = self.output(f"for i in $(seq 100); do cd {NODE_CLASS} && "
+                           "for n in *; do grep -qx blk-mq $n/mode && echo $n && exit 0; done; "
+                           "sleep 0.1; done; echo no new node >&2; exit 1").strip()
+        self.set_direct(node)
 
     def reset(self, disk):
         """A function-level reset of a disk's PCI function through sysfs, as

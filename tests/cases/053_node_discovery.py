@@ -47,7 +47,7 @@ def queue(g, name, a):
 
 def check_modes(t, g, name):
     """mode, and poll against the queues that poll."""
-    own = int(attr(g, name, "queues")), int(attr(g, name, "poll_queues"))
+    own = int(attr(g, name, "direct_queues")), int(attr(g, name, "direct_poll_queues"))
     t.expect_equal(attr(g, name, "mode"), "direct" if vm.MODE == "direct" else "blk-mq",
                    f"{name}: mode")
     t.expect_equal(attr(g, name, "mode") == "direct", own[0] > 0, f"{name}: mode and queues")

@@ -36,8 +36,8 @@ def gone(g, name, pid):
 
 
 def test(t):
-    g = t.guest([Disk(id="d0", backend="null", size=1 << 30, queue_size=16)],
-                vblk="passthrough_queues=1 passthrough_poll_queues=1")
+    g = t.guest([Disk(id="d0", backend="null", size=1 << 30, queue_size=16)])
+    g.set_direct("vdac0", 1, 1)
     load = "io_uring-vblk -u1 -p1 -w 0 -d 16 -C 0 -q -r 60 /dev/vdac0"
     first = start(g, "first", load)
     g.output(f"sleep 2; kill -STOP {first}")

@@ -22,7 +22,7 @@ SEED, SECTOR, LENGTH = 68, 2048, 64 << 10
 
 
 def queues(g):
-    return g.output(f"cat {NODE_CLASS}/vdac0/queues {NODE_CLASS}/vdac0/poll_queues").split()
+    return g.output(f"cat {NODE_CLASS}/vdac0/direct_queues {NODE_CLASS}/vdac0/direct_poll_queues").split()
 
 
 def test(t):

@@ -5,7 +5,7 @@ device received each one (merging is off on the block path), flushes mixed
 in with -f included; NOPs (-N, the floor) complete and reach nothing; it refuses a block device with -u1, a node with -u0
 and polling without poll queues."""
 
-from helpers import expect_io_uring_vblk, io_uring_vblk
+from helpers import NODE_CLASS, expect_io_uring_vblk, io_uring_vblk
 from vm import Disk
 
 DESCRIPTION = "t/io_uring-vblk completes exactly the I/Os asked"
@@ -47,7 +47,8 @@ def test(t):
         status, out = g.run(f"io_uring-vblk -I 1 {args}", check=False)
         t.expect(status != 0 and message in out, f"io_uring-vblk {args}: {status} {out!r}")
     # Neither blk-mq nor, in the direct mode, the node has a polled queue
-    g.output("modprobe -r virtio_blk && "
-             "modprobe virtio_blk poll_queues=0 passthrough_poll_queues=0")
+    g.unload_vblk()
+    g.load_vblk("poll_queues=0")
+    g.output(f"echo 0 > {NODE_CLASS}/vdac0/direct_poll_queues")
     status, out = g.run("io_uring-vblk -u1 -p1 -I 1 /dev/vdac0", check=False)
     t.expect(status != 0 and "no poll queues" in out, f"polling without poll queues: {out!r}")
