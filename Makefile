@@ -8,13 +8,15 @@
 #   make nvme-effect  NVMe's instructions per I/O before and after each patch
 #                 that changes block/ or io_uring/ (ONLY="7 8": those, counted over all
 #                 submissions in order)
-#   make test     build what is needed, run the whole suite (tests/run.py);
+#   make test     build what is needed, test the kernel: the whole suite (tests/run.py);
 #                 DEBUG=1 on the sanitizer kernel (any target that boots)
 #                 MODE=direct: the node on virtqueues of its own, not blk-mq
 #                 QUICK=1: the cases marked QUICK; TESTS="a b": the cases whose
 #                 name contains a or b; EXCLUDE="c": leave those with c out;
 #                 JOBS=N: N cases at once
-#   make check    checkpatch --strict, sparse and W=1, the documentation, and a build of every patch
+#   make check    check the series: checkpatch --strict, sparse and W=1, the documentation,
+#                 a build of every patch, the mail; CHECKS="driver docs": only those
+#                 (scripts/check.sh); DEBUG=1 CHECKS=driver: sparse and W=1 on the debug config
 #   make src      unpack the 7.3 base into build/linux and apply patches/
 #   make export   write build/linux's commits back to patches/
 #   make mail     each submission of patches/, mail-ready, in build/mail/NAME/;
@@ -147,9 +149,9 @@ guest: kernel fio $(GUEST_PROGS) $(INSN_PLUGIN)
 		$(GUEST_PROGS) $(FIO)
 
 check: kernel $(SPARSE)
-	@scripts/check.sh
+	@scripts/check.sh $(CHECKS)
 
-test: guest $(SPARSE)
+test: guest
 	@python3 tests/run.py $(if $(QUICK),--quick) $(if $(JOBS),-j $(JOBS)) \
 		$(addprefix -x ,$(EXCLUDE)) $(TESTS)
 

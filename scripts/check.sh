@@ -13,7 +13,7 @@
 #                         all in order give exactly the tree that was tested
 #   check.sh docs         kernel-doc, the ABI parser and a reST parse of the
 #                         documentation the series adds or changes
-#   check.sh              all five
+#   check.sh              all five (several names: those)
 . "$(dirname "$0")/common.sh"
 
 # The objects of every C file the series touches.
@@ -263,12 +263,10 @@ mail() {
 }
 
 mkdir -p "$LOGS"
-case "${1:-all}" in
-checkpatch) checkpatch ;;
-driver) driver ;;
-bisect) bisect ;;
-mail) mail ;;
-docs) docs ;;
-all) checkpatch; driver; docs; bisect; mail ;;
-*) die "usage: check.sh [checkpatch|driver|bisect|mail]" ;;
-esac
+[ $# -gt 0 ] || set -- checkpatch driver docs bisect mail
+for check; do
+	case "$check" in
+	checkpatch | driver | docs | bisect | mail) "$check" ;;
+	*) die "usage: check.sh [checkpatch|driver|docs|bisect|mail ...]" ;;
+	esac
+done
