@@ -8,7 +8,7 @@
 #   make nvme-effect  NVMe's instructions per I/O before and after each patch
 #                 that changes block/ or io_uring/ (ONLY="7 8": those, counted over all
 #                 submissions in order)
-#   make test     build what is needed, test the kernel: the whole suite (tests/run.py);
+#   make test     build what is needed, test the kernel: the whole suite (python3 -m tests.run);
 #                 DEBUG=1 on the sanitizer kernel (any target that boots)
 #                 MODE=direct: the node on virtqueues of its own, not blk-mq
 #                 QUICK=1: the cases marked QUICK; TESTS="a b": the cases whose
@@ -41,15 +41,15 @@ export BUILD
 VARIANT := $(if $(DEBUG),debug)
 export VARIANT
 # Its paths (KOBJ, KERNEL, MODROOT, INITRD, UAPI...) come from
-# tools/buildpaths.py, the one place that names them; the scripts and
-# tools/vm.py take them from there too.
-$(foreach v,$(shell python3 tools/buildpaths.py --build $(BUILD) --variant "$(VARIANT)" --make),$(eval $(v)))
-$(if $(KOBJ),,$(error tools/buildpaths.py gave no paths: python3 is needed (scripts/deps.sh installs it)))
-# MODE=direct: the passthrough node on virtqueues of its own (tools/vm.py)
+# harness/buildpaths.py, the one place that names them; the scripts and
+# harness/vm.py take them from there too.
+$(foreach v,$(shell python3 harness/buildpaths.py --build $(BUILD) --variant "$(VARIANT)" --make),$(eval $(v)))
+$(if $(KOBJ),,$(error harness/buildpaths.py gave no paths: python3 is needed (scripts/deps.sh installs it)))
+# MODE=direct: the passthrough node on virtqueues of its own (harness/vm.py)
 export VBLK_MODE := $(MODE)
 FIO := $(BUILD)/fio/fio
 
-GUEST_CFLAGS := -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -static -Ilib \
+GUEST_CFLAGS := -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -static -Iguest/lib \
 		-isystem $(UAPI)
 # The guest programs link liburing 2.15, built static by make liburing, not
 # the machine's (bookworm has 2.3).
@@ -57,7 +57,7 @@ LIBURING := $(BUILD)/liburing/prefix
 LIBURING_A := $(LIBURING)/lib/liburing.a
 URING_CFLAGS := -I$(LIBURING)/include
 URING_LIBS := -L$(LIBURING)/lib -luring
-GUEST_PROGS := $(patsubst tests/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard tests/prog/*.c)) \
+GUEST_PROGS := $(patsubst guest/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard guest/prog/*.c)) \
 	       $(BUILD)/guest-bin/io_uring-vblk $(BUILD)/guest-bin/vblk-passthrough
 
 .PHONY: all deps src export kernel nvme-effect insn-plugin liburing sparse fio fio-export fio-master fio-master-export guest check \
@@ -99,24 +99,24 @@ sparse: $(SPARSE)
 $(SPARSE): scripts/sparse.sh scripts/common.sh | src
 	@scripts/sparse.sh
 
-$(BUILD)/guest-bin/%: tests/prog/%.c $(wildcard tests/prog/*.h lib/*.h) $(UAPI_HEADERS) \
+$(BUILD)/guest-bin/%: guest/prog/%.c $(wildcard guest/prog/*.h guest/lib/*.h) $(UAPI_HEADERS) \
 		$(LIBURING_A) | kernel
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) $(URING_CFLAGS) -o $@ $< $(URING_LIBS)
 
-$(BUILD)/guest-bin/io_uring-vblk: t/io_uring-vblk.c $(wildcard lib/*.h) $(UAPI_HEADERS) \
+$(BUILD)/guest-bin/io_uring-vblk: guest/t/io_uring-vblk.c $(wildcard guest/lib/*.h) $(UAPI_HEADERS) \
 		$(LIBURING_A) | kernel
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) $(URING_CFLAGS) -pthread -o $@ $< $(URING_LIBS) -lm
 
 # The application developer's example: only liburing and the installed
-# UAPI headers, none of lib/.
+# UAPI headers, none of guest/lib/.
 $(BUILD)/guest-bin/vblk-passthrough: examples/vblk-passthrough.c $(UAPI_HEADERS) $(LIBURING_A) | kernel
 	@mkdir -p $(@D)
 	gcc -O2 -g -Wall -Wextra -Werror -static -isystem $(UAPI) $(URING_CFLAGS) -o $@ $< $(URING_LIBS)
 
 # 32-bit programs (*32.c) use raw system calls: there is no -m32 liburing.
-$(BUILD)/guest-bin/%32: tests/prog/%32.c $(wildcard tests/prog/*.h lib/*.h) $(UAPI_HEADERS) | kernel
+$(BUILD)/guest-bin/%32: guest/prog/%32.c $(wildcard guest/prog/*.h guest/lib/*.h) $(UAPI_HEADERS) | kernel
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) -m32 -o $@ $<
 
@@ -140,8 +140,8 @@ $(QEMU_PLUGIN_H): | deps
 		--strip-components=3 --wildcards '*/include/qemu/qemu-plugin.h'
 	@touch $@
 
-$(INSN_PLUGIN): tools/insn-plugin.c lib/insn-window.h $(QEMU_PLUGIN_H)
-	gcc -O2 -g -Wall -Wextra -Werror -shared -fPIC -I$(dir $(QEMU_PLUGIN_H)) -Ilib \
+$(INSN_PLUGIN): tools/insn-plugin.c guest/lib/insn-window.h $(QEMU_PLUGIN_H)
+	gcc -O2 -g -Wall -Wextra -Werror -shared -fPIC -I$(dir $(QEMU_PLUGIN_H)) -Iguest/lib \
 		-o $@ $< -lpthread
 
 guest: kernel fio $(GUEST_PROGS) $(INSN_PLUGIN)
@@ -152,7 +152,7 @@ check: kernel $(SPARSE)
 	@scripts/check.sh $(CHECKS)
 
 test: guest
-	@python3 tests/run.py $(if $(QUICK),--quick) $(if $(JOBS),-j $(JOBS)) \
+	@python3 -m tests.run $(if $(QUICK),--quick) $(if $(JOBS),-j $(JOBS)) \
 		$(addprefix -x ,$(EXCLUDE)) $(TESTS)
 
 # The main job: passthrough vs block device, side by side (QUICK=1: < 10 min),

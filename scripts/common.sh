@@ -11,7 +11,7 @@ KSRC=$BUILD/linux               # base + series, a git repository
 # The guest kernel's variant, VARIANT "" or "debug" (sanitizers: make ...
 # DEBUG=1), and its paths: SUFFIX, KOBJ (out-of-tree objects), KERNEL,
 # MODROOT, INITRD, UAPI... from the one place that names them.
-eval "$(python3 "$TOP/tools/buildpaths.py" --build "$BUILD" --variant "${VARIANT:-}" --sh)"
+eval "$(python3 "$TOP/harness/buildpaths.py" --build "$BUILD" --variant "${VARIANT:-}" --sh)"
 LOGS=$BUILD/logs
 # ccache hashes paths under build/ relative to it, so every clone shares hits.
 export CCACHE_BASEDIR=$BUILD

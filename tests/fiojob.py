@@ -10,7 +10,8 @@ import json
 import os
 import re
 
-from vm import BUILD
+from harness.vm import BUILD
+from harness.workloads import fio_result
 
 MiB = 1 << 20
 HOST_FIO = os.path.join(BUILD, "fio", "fio")
@@ -41,9 +42,8 @@ def guest_fio(t, g, job, counters=("wr_bytes", "rd_bytes")):
 
 def fio_json(t, out):
     """The one job of fio's --output-format=json report in out."""
-    start, end = out.find("{"), out.rfind("}")
-    t.expect(0 <= start < end, f"no JSON report from fio:\n{out[-1500:]}")
-    return json.loads(out[start:end + 1])["jobs"][0]
+    t.expect("{" in out, f"no JSON report from fio:\n{out[-1500:]}")
+    return fio_result(out)
 
 
 def errors(out):

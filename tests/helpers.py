@@ -2,12 +2,13 @@
 """What several test cases need from the guest: its programs' results and
 its disks' limits."""
 
-import json
 import os
 import re
 
-from pattern import image_matches
-from vm import NODE_CLASS  # noqa: F401  (the cases take it from here)
+from harness import workloads
+from harness.vm import NODE_CLASS  # noqa: F401  (the cases take it from here)
+from harness.workloads import io_uring_vblk_result
+from tests.pattern import image_matches
 
 # errno names as vblk-cmd prints them
 OK = "OK"
@@ -16,7 +17,7 @@ T_FLUSH, T_GET_ID, T_DISCARD, T_WRITE_ZEROES, T_SECURE_ERASE = 4, 8, 11, 13, 14
 
 
 def vblk_output(guest, args, node="/dev/vdac0"):
-    """Run tests/prog/vblk-cmd in the guest; return its "key=value" lines as
+    """Run guest/prog/vblk-cmd in the guest; return its "key=value" lines as
     a dict, with res reduced to its name ("OK", "EINVAL", "VIRTIO_BLK_S_...")."""
     out = guest.output(f"vblk-cmd {args} {node}")
     fields = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
@@ -63,18 +64,21 @@ def check_writes_in_image(t, image, output):
     return len(writes)
 
 
-def io_uring_vblk(guest, args):
-    """Run t/io_uring-vblk ARGS in the guest; return its JSON summary."""
-    out = guest.output(f"io_uring-vblk -j {args}")
-    return json.loads(out.strip().splitlines()[-1])
+def io_uring_vblk(guest, device, **options):
+    """Run t/io_uring-vblk on device with options (workloads.io_uring_vblk())
+    in the guest; return its JSON summary."""
+    return io_uring_vblk_result(guest.output(workloads.io_uring_vblk(
+        device, json_summary=True, **options)))
 
 
-def expect_io_uring_vblk(t, guest, args, counter, ios, disk="d0"):
-    """Run t/io_uring-vblk ARGS: it must complete ios I/Os without an error,
-    and QMP's counter of the disk (rd_operations...) move by as many."""
+def expect_io_uring_vblk(t, guest, device, counter, done, disk="d0", **options):
+    """Run t/io_uring-vblk on device with options: it must complete done
+    I/Os without an error, and QMP's counter of the disk (rd_operations...)
+    move by as many."""
+    what = workloads.io_uring_vblk(device, **options)
     before = guest.blockstats(disk)[counter]
-    result = io_uring_vblk(guest, args)
-    t.log(f"{args}: {result}")
-    t.expect_equal((result["ios"], result["errors"]), (ios, 0), f"{args}: I/Os done")
-    t.expect_equal(guest.blockstats(disk)[counter] - before, ios,
-                   f"{args}: {counter} seen by the device")
+    result = io_uring_vblk(guest, device, **options)
+    t.log(f"{what}: {result}")
+    t.expect_equal((result["ios"], result["errors"]), (done, 0), f"{what}: I/Os done")
+    t.expect_equal(guest.blockstats(disk)[counter] - before, done,
+                   f"{what}: {counter} seen by the device")

@@ -3,7 +3,7 @@
 
 Each 8-byte little-endian word at absolute disk byte offset o (a multiple
 of 8) holds splitmix64(seed + o), so data that lands at the wrong offset, or
-comes from another seed, never matches.  lib/pattern.h is the guest's
+comes from another seed, never matches.  guest/lib/pattern.h is the guest's
 implementation; the two are written independently and checked against each
 other by the tests.
 """

@@ -22,7 +22,9 @@ tests/new NAME writes one from a commented template).  What it declares:
     or when a guest program it runs with check exits 77.
 The runner owns the guests' set-up and tear-down, the logs and the summary.
 
-usage: tests/run.py [--quick] [-j JOBS] [-x NAME]... [NAME...]
+usage: python3 -m tests.run [--quick] [-j JOBS] [-x NAME]... [NAME...]
+(from the top of the tree: the cases import the library, harness, and
+tests.helpers as packages)
 A NAME matches the cases whose name contains it; -x leaves such cases out.
 With -j JOBS > 1 that many cases run at once, each in a process of its own
 (its own guests, logs and time limit); the result lines keep the cases'
@@ -42,16 +44,15 @@ import sys
 import time
 import traceback
 
+from harness import vm
+
 TESTS = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.dirname(TESTS)
-sys.path.insert(0, os.path.join(TOP, "tools"))
-sys.path.insert(0, TESTS)  # helpers.py
-import vm  # noqa: E402
+TOP = vm.TOP
 
 CASES = os.path.join(TESTS, "cases")
 LOGS = os.path.join(vm.BUILD, "logs", "tests")
 TEST_TIMEOUT = 900  # seconds, unless a case says otherwise
-SKIP_STATUS = 77    # a guest program's "cannot run here" (VBLK_EXIT_SKIP, lib/vblk-exit.h)
+SKIP_STATUS = 77    # a guest program's "cannot run here" (VBLK_EXIT_SKIP, guest/lib/vblk-exit.h)
 
 
 class Skip(Exception):

@@ -20,10 +20,10 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import vm  # noqa: E402
-from insns import by_address  # noqa: E402
-from profile import CPU, boot_dir, read_boot, window_ios  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from harness import vm  # noqa: E402
+from harness.insns import by_address  # noqa: E402
+from harness.profiling import CPU, boot_dir, read_boot, window_ios  # noqa: E402
 
 KOBJ = vm.PATHS["KOBJ"]
 

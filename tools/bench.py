@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """make bench: the passthrough node against the block device, side by side.
 
-Boots the guest of tools/guest_setup.py once.  For every point (op x
+Boots the guest of harness/guest_setup.py once.  For every point (op x
 queue depth x interrupt/polled x tool) it runs the passthrough path through
 blk-mq (/dev/vdac0) and the block path (/dev/vda, O_DIRECT) under each I/O
 scheduler of the disk (none and mq-deadline), the passthrough node in
@@ -19,7 +19,7 @@ prints the table.
 
 usage: tools/bench.py [--quick] [--out DIR] [--point OP,QD,MODE,TOOL ...] [--repeats N]
 
---point runs only the points it names, e.g. --point randread,1,polled,fio
+--point runs only the points it names, e.g. --point read,1,polled,fio
 to look again at one point of a full run (write it to another --out).
 """
 
@@ -33,25 +33,21 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import guest_setup  # noqa: E402
-import vm  # noqa: E402
-from guest_setup import BLOCK, DIRECT_NODE, NODE, NVME_BLOCK, NVME_NODE  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from harness import guest_setup, vm  # noqa: E402
+from harness.workloads import BS, fio_job, fio_result, io_uring_vblk, io_uring_vblk_result  # noqa: E402
 
-OPS = (("randread", 0), ("randwrite", 100))
+OPS = (("read", 0), ("write", 100))
 DEPTHS = (1, 8, 32)
 MODES = ("irq", "polled")
 SCHEDULERS = ("none", "mq-deadline")
-SIDES = ("passthrough", "block")
+SIDES = ("node", "block")
 DIRECT = ("direct", SCHEDULERS[0])
 # NVMe's char node and block device, the yardstick, under none
 NVME = (("ng", SCHEDULERS[0]), ("nvme", SCHEDULERS[0]))
 # a path: a side under a scheduler; the direct mode and NVMe's pair once
 PATHS = tuple((side, sched) for sched in SCHEDULERS for side in SIDES) + (DIRECT,) + NVME
-DEVICE = {"passthrough": NODE, "direct": DIRECT_NODE, "block": BLOCK,
-          "ng": NVME_NODE, "nvme": NVME_BLOCK}
-BLOCK_SIDES = ("block", "nvme")         # the block devices, the others' char nodes
-BS = 4096
+DEVICE = guest_setup.DEVICE
 CPU = 0                 # every run is pinned to this guest CPU
 
 
@@ -61,17 +57,17 @@ def path_name(side, sched):
 
 
 class IoUringVblk:
-    """t/io_uring-vblk: -u1 on a char node, -u0 on a block device."""
+    """t/io_uring-vblk, with latency percentiles."""
 
     name = "io_uring-vblk"
 
     def command(self, side, write_pct, depth, polled, runtime):
-        dev = DEVICE[side]
-        return (f"io_uring-vblk -u{int(side not in BLOCK_SIDES)} -d {depth} -b {BS} -w {write_pct} "
-                f"-p {int(polled)} -r {runtime} -t 1 -j -C {CPU} {dev}")
+        return io_uring_vblk(DEVICE[side], depth=depth, bs=BS, write_pct=write_pct,
+                             polled=polled, runtime=runtime, latency=True, cpu=CPU,
+                             json_summary=True)
 
     def parse(self, output):
-        r = json.loads(output.strip().splitlines()[-1])
+        r = io_uring_vblk_result(output)
         lat = r.get("lat_ns", {})
         return {"iops": r["iops"], "lat_mean_us": lat.get("mean", 0) / 1e3,
                 "lat_p50_us": lat.get("p50", 0) / 1e3, "lat_p99_us": lat.get("p99", 0) / 1e3}
@@ -83,25 +79,12 @@ class Fio:
 
     name = "fio"
 
-    @staticmethod
-    def job(side, write_pct, depth, polled, cpu=CPU):
-        """A point's job; make bench times it, make profile counts it."""
-        rw = "randwrite" if write_pct else "randread"
-        if side in BLOCK_SIDES:
-            engine = "--ioengine=io_uring --direct=1"
-        else:
-            engine = f"--ioengine=io_uring_cmd --cmd_type={'nvme' if side == 'ng' else 'vblk'}"
-        engine += f" --filename={DEVICE[side]}"
-        return (f"fio --name=bench {engine} --rw={rw} --bs={BS} --iodepth={depth} "
-                f"--hipri={int(polled)} --cpus_allowed={cpu} "
-                f"--norandommap --randrepeat=0 --output-format=json")
-
     def command(self, side, write_pct, depth, polled, runtime):
-        return (f"{self.job(side, write_pct, depth, polled)} "
+        return (f"{fio_job(DEVICE[side], write_pct, depth, polled, CPU)} "
                 f"--time_based --runtime={runtime}")
 
     def parse(self, output):
-        job = json.loads(output[output.index("{"):])["jobs"][0]
+        job = fio_result(output)
         side = job["write"] if job["write"]["io_bytes"] else job["read"]
         pct = side["clat_ns"].get("percentile", {})
         return {"iops": side["iops"], "lat_mean_us": side["lat_ns"]["mean"] / 1e3,
@@ -196,9 +179,9 @@ def table(summary, tools, only=None):
     by = {(s["op"], s["depth"], s["mode"], s["tool"], s["path"]): s for s in summary}
     head = ["op", "QD", "completion", "tool"]
     for sched in SCHEDULERS:
-        head += [f"passthrough, {sched}", f"block, {sched}", f"pt / block, {sched}"]
+        head += [f"node, {sched}", f"block, {sched}", f"node / block, {sched}"]
     head += ["direct", f"direct / block, {SCHEDULERS[0]}",
-             f"p99 lat (us) pt / direct / block, {SCHEDULERS[0]}",
+             f"p99 lat (us) node / direct / block, {SCHEDULERS[0]}",
              "ng", "nvme", "ng / nvme", "p99 lat (us) ng / nvme"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for op, _, depth, mode, tool in points(tools, only):

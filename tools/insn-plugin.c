@@ -7,7 +7,7 @@
  *
  * A window opens when any vCPU executes the open marker and closes when one
  * executes the close marker: long NOPs that no compiler emits, recognised by
- * their bytes when a block is translated (lib/insn-window.h has them).
+ * their bytes when a block is translated (guest/lib/insn-window.h has them).
  * The markers themselves are not counted.  While a window is open every
  * executed block adds its instruction count to its own counter of the vCPU
  * that ran it; a block holding a marker is counted instruction by

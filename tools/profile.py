@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """make profile: guest instructions per I/O on the node and on the block
 device, with NVMe's char node and block device beside them as the
-yardstick, counted by tools/insn-plugin.c, split by kernel symbol.
+yardstick, counted by tools/insn-plugin.c, split by kernel symbol (the runs:
+harness/profiling.py).
 
 Two boots of one guest (TCG, 2 vCPUs, scheduler none) each run every
 point, alternating them, 5 times: 4 KiB random reads and writes, QD 1 and
 32, interrupt and polled, plain and registered buffers, the node (-u1)
 against the block device (-u0, O_DIRECT, O_NOATIME), and the same loop with
-IORING_OP_NOP (-N1, the floor), in the guest of tools/guest_setup.py:
+IORING_OP_NOP (-N1, the floor), in the guest of harness/guest_setup.py:
 vda's node goes through blk-mq ("node"), vdb's drives virtqueues of its
 own ("direct"); NVMe's generic char node /dev/ng0n1 ("ng", uring_cmd with
 struct nvme_uring_cmd) against its block device /dev/nvme0n1 ("nvme") run
@@ -34,14 +35,14 @@ Raw counts depend on timing; the timing-free figure removes it:
     and the driver's polls, found or not (io_do_iopoll, and virtblk_poll or,
     direct, virtblk_pt_poll, or NVMe's nvme_poll: blk-mq's poll of both
     of NVMe's paths), and
-    in both timer interrupts (hrtimer_interrupt).  tools/insn_fit.py fits
+    in both timer interrupts (hrtimer_interrupt).  harness/insn_fit.py fits
     their cost over every window of a path and mode and evaluates each point
     at a canonical wait: per io_uring_enter one sleep and one wake-up with
     one halt, or one pass and one driver poll; no timer tick.  NOPs complete
     inline: only their ticks are fitted out.
 The figures of the two boots are printed with their spread.  Then each
 boot runs make bench's fio job on the node, the direct node and the block
-device, counted as tools/fio_profile.py says: what fio's IOPS can show.
+device, counted as harness/fio_profile.py says: what fio's IOPS can show.
 
 usage: tools/profile.py [--quick [--fixed]] [--repeats R] [--boots B] [--out DIR] [--reuse]
                         [--paths PATH,...] [--kernel K --initrd I --system-map M]
@@ -54,29 +55,16 @@ import os
 import re
 import statistics
 import sys
-import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fio_profile  # noqa: E402
-import guest_setup  # noqa: E402
-import vm  # noqa: E402
-from insn_fit import fit_group  # noqa: E402
-from insns import (IO_URING_ENTER as ENTER, Symbols, by_symbol,  # noqa: E402
-                   mean_symbols, over_both, read_windows, waits)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from harness import fio_profile, vm  # noqa: E402
+from harness.insn_fit import fit_group  # noqa: E402
+from harness.insns import IO_URING_ENTER as ENTER, by_symbol, mean_symbols, over_both, waits  # noqa: E402
+from harness.profiling import (BUFFERS, CPU, OPS, PATHS, YARDSTICK,  # noqa: E402
+                               boot_dir, read_boot, run_boot, window_ios)
 
-OPS = (("read", 0), ("write", 100))
-DEPTHS = (1, 32)
-MODES = ("irq", "polled")
-BUFFERS = (("plain", 0), ("fixed", 1))
-PATHS = (("node", f"-u1 {guest_setup.NODE}"), ("direct", f"-u1 {guest_setup.DIRECT_NODE}"),
-         ("block", f"-u0 {guest_setup.BLOCK}"), ("nop", f"-u1 -N1 {guest_setup.NODE}"),
-         ("ng", f"-u1 {guest_setup.NVME_NODE}"), ("nvme", f"-u0 {guest_setup.NVME_BLOCK}"))
-CPU = 1                 # the load's vCPU; its queue's interrupt lands there
-N = 2000                # I/Os of the shorter window of a run (NOPs: NOP_N)
-NOP_N = 10 * N          # a NOP costs a tenth of an I/O: as many instructions
 VIRTQUEUE = re.compile(r"^(virtqueue_|vring_|vp_|virtio_|detach_buf)")
 INTERRUPT = re.compile(r"^(vring_interrupt|vp_vring_interrupt|vp_interrupt)$")
-BOOT_NAME = "profile-{}"  # boot number N's guest, and its directory in build/guests
 SLOWPATH = re.compile(r"queued_(spin|read|write)_lock_slowpath$")
 # What varies with timing, per completion mode, and its count per I/O in a
 # canonical wait given io_uring_enter calls per I/O: a sleep and a wake-up
@@ -139,91 +127,6 @@ BLIND_SPOTS = """\
   back to the top counts as an entry.
 - Only TCG's x86 guest is measured; another architecture's or another
   compiler's instruction mix is not."""
-
-
-def points(quick, fixed=False, paths=dict(PATHS)):
-    """(op, depth, mode, buffers, path) of the paths asked: the NOP floor
-    once per depth and mode; quick: reads, with plain buffers unless fixed."""
-    for op, _ in OPS[:1] if quick else OPS:
-        for depth in DEPTHS:
-            for mode in MODES:
-                for bufs, _ in BUFFERS[:1] if quick and not fixed else BUFFERS:
-                    for path in paths:
-                        if path == "nop" and (op, bufs) != (OPS[0][0], BUFFERS[0][0]):
-                            continue
-                        yield op, depth, mode, bufs, path
-
-
-def window_ios(point):
-    """The I/Os of a run's shorter window; the longer has twice as many."""
-    return NOP_N if point[4] == "nop" else N
-
-
-def command(point, ios):
-    op, depth, mode, bufs, path = point
-    return (f"io_uring-vblk -d {depth} -w {dict(OPS)[op]} -p {int(mode == 'polled')} "
-            f"-B {dict(BUFFERS)[bufs]} -I {ios} -C {CPU} -W 1 -q -j {dict(PATHS)[path]}")
-
-
-def run_boot(boot, quick, fixed, repeats, paths, kernel=vm.KERNEL, initrd=vm.INITRD,
-             system_map=vm.SYSTEM_MAP):
-    """Boot number boot: run every point of the paths repeats times
-    (alternating the points), then, unless quick or some paths only,
-    fio's (tools/fio_profile.py); leave insns.txt, the module symbols and
-    the runs' points in the guest's directory, boot_dir(boot), which is
-    returned.  NVMe's paths alone need nothing of virtio_blk: a tree
-    without the node (a patch of the series before it) measures them, its
-    kernel, initramfs and System.map given."""
-    runs, fio_runs, started = [], [], time.monotonic()
-    with guest_setup.boot(BOOT_NAME.format(boot), count_insns=True, kernel=kernel,
-                          initrd=initrd) as guest:
-        if set(paths) <= set(YARDSTICK):
-            guest.load_nvme(guest_setup.NVME_PARAMS)
-        else:
-            guest_setup.load(guest)
-        guest.output("for d in vda vdb nvme0n1; do [ ! -e /sys/block/$d ] || "
-                     "echo none > /sys/block/$d/queue/scheduler; done")
-        modules = guest.output("grep '\\[' /proc/kallsyms")
-        for _ in range(repeats):
-            for point in points(quick, fixed, paths):
-                n = window_ios(point)
-                for ios in (n, 2 * n):
-                    guest.output(command(point, ios))
-                runs.append(point)
-        for _ in range(0 if quick or set(paths) != set(dict(PATHS)) else fio_profile.REPEATS):
-            for point in fio_profile.points():
-                for ios in (fio_profile.N, 2 * fio_profile.N):
-                    guest.output(fio_profile.command(point, ios, CPU), timeout=600)
-                fio_runs.append(point)
-        with open(os.path.join(guest.dir, "modules.txt"), "w") as f:
-            f.write(modules)
-        with open(os.path.join(guest.dir, "runs.json"), "w") as f:
-            json.dump({"runs": runs, "fio": fio_runs, "system_map": system_map,
-                       "seconds": time.monotonic() - started}, f)
-        return guest.dir
-
-
-def boot_dir(boot):
-    """Where boot number boot of a make profile leaves its counts."""
-    return os.path.join(vm.GUESTS, BOOT_NAME.format(boot))
-
-
-def read_boot(directory):
-    """A boot's windows (two per run, fio's runs last), their blocks'
-    instruction sizes, the kernel's symbols, the runs' points, fio's runs'
-    points and the seconds the boot took."""
-    windows, sizes = read_windows(os.path.join(directory, "insns.txt"))
-    with open(os.path.join(directory, "runs.json")) as f:
-        done = json.load(f)
-    with open(done.get("system_map", vm.SYSTEM_MAP)) as f, \
-            open(os.path.join(directory, "modules.txt")) as g:
-        symbols = Symbols(f.read(), g.read())
-    runs = [tuple(p) for p in done["runs"]]
-    fio_runs = [tuple(p) for p in done.get("fio", [])]
-    if len(windows) != 2 * (len(runs) + len(fio_runs)):
-        raise SystemExit(f"{directory}: {len(windows)} windows for "
-                         f"{len(runs) + len(fio_runs)} runs")
-    return windows, sizes, symbols, runs, fio_runs, done["seconds"]
 
 
 def load_boot(directory):
@@ -296,7 +199,6 @@ def combine(boots):
 
 
 SIDES = ("node", "direct", "block")     # the paths a row compares, NOP apart
-YARDSTICK = ("ng", "nvme")              # NVMe's passthrough and its block device
 
 
 def virtqueue(summary, op, depth, mode, bufs):
@@ -426,7 +328,7 @@ def fit_table(fits):
 FIO_SECTION = """\
 make bench's fio job (tools/bench.py) counted the same way, reads, plain
 buffers, raw counts per I/O on the load's vCPU, mean of the boots' medians
-of {repeats} runs (tools/fio_profile.py says why not timing-free).  fio's
+of {repeats} runs (harness/fio_profile.py says why not timing-free).  fio's
 own instructions are as many on every path: they narrow the ratio that
 the kernel's make, and the inverse of a ratio here is the IOPS ratio that
 fio can show when the vCPU is the bottleneck.  Below the table, per point,
@@ -458,7 +360,7 @@ def paths_table(summary):
 
 def report(summary, fits, repeats, minutes, fio=None):
     text = [f"# make profile\n\nGuest instructions per 4 KiB I/O on the load's vCPU, "
-            f"timing-free (method: tools/profile.py, tools/insn_fit.py), mean of "
+            f"timing-free (method: tools/profile.py, harness/insn_fit.py), mean of "
             f"{len(fits)} boots, each the median of {repeats} runs; raw counts (the longer "
             f"window less the shorter) and waits per I/O (over both windows) beside them.  "
             f"The boots took {minutes:.1f} min.\n",

@@ -6,7 +6,7 @@ carry the licences of the files they change, are not checked."""
 
 import subprocess
 
-from run import TOP
+from harness.buildpaths import TOP
 
 QUICK = True
 ONCE = True

@@ -3,8 +3,8 @@
 at the right offset and nowhere else; data the host puts in the image is what
 the guest reads back; and a wrong pattern is reported as a mismatch."""
 
-from pattern import image_matches, write_image
-from vm import Disk
+from harness.vm import Disk
+from tests.pattern import image_matches, write_image
 
 DESCRIPTION = "/dev/vda's data is the host image's, at the right offsets"
 QUICK = True

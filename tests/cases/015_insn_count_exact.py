@@ -7,8 +7,9 @@ window around a command that does nothing counts on the vCPU it ran on; and
 the window t/io_uring-vblk -W1 marks holds its loop: NOPs at QD1 on vCPU 1
 enter the kernel exactly once each there."""
 
-from insns import IO_URING_ENTER as ENTER, Symbols, by_symbol, read_windows
-from vm import SYSTEM_MAP, Disk
+from harness.insns import IO_URING_ENTER as ENTER, Symbols, by_symbol, read_windows
+from harness.vm import SYSTEM_MAP, Disk
+from harness.workloads import io_uring_vblk
 
 QUICK = True
 ONCE = True
@@ -22,7 +23,8 @@ def test(t):
     for n in LOOPS:
         g.output(f"insn-window -c 1 -l {n}")
     g.output("insn-window -c 0 true")
-    g.output(f"io_uring-vblk -u1 -N1 -d 1 -I {NOPS} -C 1 -W 1 -q /dev/vdac0")
+    g.output(io_uring_vblk("/dev/vdac0", nop=True, depth=1, ios=NOPS, cpu=1, window=True,
+                           quiet=True))
     windows, sizes = read_windows(g.insns)
     t.expect_equal(len(windows), len(LOOPS) + 2, "windows counted")
     for n, w in zip(LOOPS, windows):

@@ -2,7 +2,7 @@
 """QMP query-blockstats counters move by exactly the operations the guest
 issued (queue depth 1, so nothing is merged or split on the way)."""
 
-from vm import Disk
+from harness.vm import Disk
 
 DESCRIPTION = "QMP block counters move by exactly the I/O done"
 QUICK = True

@@ -3,7 +3,7 @@
 (the driver's own report, the hardware contexts in sysfs, and io_poll), and
 unloads and reloads cleanly."""
 
-from vm import Disk
+from harness.vm import Disk
 
 DESCRIPTION = "poll_queues=N gives the disk N poll queues"
 QUICK = True

@@ -7,9 +7,10 @@ across each change land in the host's image; the node does I/O in every
 split; and a change is refused while the node is open (EBUSY), above the
 device's virtqueues or more polled than the node has (EINVAL)."""
 
-from helpers import NODE_CLASS
-from pattern import image_matches
-from vm import Disk
+from harness.vm import Disk
+from harness.workloads import io_uring_vblk
+from tests.helpers import NODE_CLASS
+from tests.pattern import image_matches
 
 DESCRIPTION = "direct_queues and direct_poll_queues split one disk's virtqueues"
 QUICK = True
@@ -64,8 +65,8 @@ def test(t):
                        f"{what}: hardware contexts")
         t.expect_equal((attrs(g, "vdbc0"), g.output("ls /sys/block/vdb/mq | wc -l")), other,
                        f"{what}: the other disk")
-        polled = "-p1" if own_poll or (not own and poll) else "-p0"
-        g.output(f"io_uring-vblk -u1 {polled} -d 4 -w 0 -I 256 -q /dev/vdac0")
+        polled = bool(own_poll or (not own and poll))
+        g.output(io_uring_vblk("/dev/vdac0", polled=polled, depth=4, ios=256, quiet=True))
     running = g.run(f"kill -0 {writer}", check=False)[0] == 0
     t.log(f"the block device's writer was {'still' if running else 'no longer'} "
           "running after the last change")

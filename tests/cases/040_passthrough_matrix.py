@@ -8,8 +8,8 @@ with 4096-byte logical blocks and packed virtqueues: the data is checked
 through the block device in the guest and in the host's image file, and a
 read must leave the rest of its buffer as it was."""
 
-from helpers import check_writes_in_image
-from vm import Disk
+from harness.vm import Disk
+from tests.helpers import check_writes_in_image
 
 DESCRIPTION = "node reads and writes over the whole matrix, checked in the image"
 

@@ -8,8 +8,8 @@ it set up, from its own system calls and from an io-wq worker
 (IOSQE_ASYNC): compat is the ring's, not the issuing thread's (64-bit
 system calls on a compat ring still mean 32-bit pointers and iovecs)."""
 
-from pattern import image_matches
-from vm import Disk
+from harness.vm import Disk
+from tests.pattern import image_matches
 
 QUICK = True
 

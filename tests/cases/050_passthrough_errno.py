@@ -5,9 +5,9 @@ under them and QMP's wr_operations counter does not move.  Data the host
 plants in the image is read back through the node.  On a disk with 4096-byte
 logical blocks, sectors and lengths must be aligned to them."""
 
-from helpers import OK, disk_limits, vblk_cmd
-from pattern import image_matches, write_image
-from vm import Disk
+from harness.vm import Disk
+from tests.helpers import OK, disk_limits, vblk_cmd
+from tests.pattern import image_matches, write_image
 
 DESCRIPTION = "every invalid command gets its documented errno"
 QUICK = True

@@ -8,9 +8,9 @@ reads back, and the same faults get the same errnos; the second half of a
 128-byte SQE is reserved (a byte set there is refused with EINVAL, and
 the commands above had it zero)."""
 
-from helpers import OK, T_FLUSH, vblk_cmd
-from pattern import image_matches
-from vm import Disk
+from harness.vm import Disk
+from tests.helpers import OK, T_FLUSH, vblk_cmd
+from tests.pattern import image_matches
 
 DESCRIPTION = "the same commands on 64-byte, SQE128 and SQE_MIXED rings"
 QUICK = True

@@ -7,9 +7,9 @@ the same commands land.  The debug kernel's failslab fails exactly one
 slab allocation of the submitting task, made from within the io_uring
 function that allocates what the command needs."""
 
-from helpers import OK, vblk_output
-from pattern import image_matches
-from vm import Disk
+from harness.vm import Disk
+from tests.helpers import OK, vblk_output
+from tests.pattern import image_matches
 
 DESCRIPTION = "a command io_uring cannot keep for lack of memory fails with ENOMEM"
 QUICK = True

@@ -8,10 +8,10 @@ transfer of max_transfer_bytes is taken and one a block longer refused,
 max_ranges ranges are taken and one more refused; and against the block
 device's own limits where it has them."""
 
-import vm
-from helpers import (OK, NODE_CLASS, T_DISCARD, T_FLUSH, T_GET_ID, T_SECURE_ERASE,
+from harness import vm
+from harness.vm import Disk
+from tests.helpers import (OK, NODE_CLASS, T_DISCARD, T_FLUSH, T_GET_ID, T_SECURE_ERASE,
                      T_WRITE_ZEROES, disk_limits, vblk_cmd)
-from vm import Disk
 
 DESCRIPTION = "sysfs says which commands and limits the node takes"
 QUICK = True

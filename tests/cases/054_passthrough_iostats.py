@@ -5,9 +5,9 @@ passthrough does, and not when it is 0.  QEMU's own counters show that
 the I/O reached the device either way.  The node's own virtqueues (the
 direct mode) bypass the block layer and are never counted."""
 
-import vm
-from helpers import OK, vblk_cmd
-from vm import Disk
+from harness import vm
+from harness.vm import Disk
+from tests.helpers import OK, vblk_cmd
 
 DESCRIPTION = "node I/O in the disk's statistics with iostats_passthrough"
 QUICK = True

@@ -5,9 +5,9 @@ an O_RDONLY fd and is refused writes on it, may write on an O_RDWR fd, and is
 refused a real-time I/O priority; root is refused writes on an O_RDONLY fd
 too; a read-only disk refuses writes to everyone."""
 
-from helpers import OK, vblk_cmd
-from pattern import image_matches, write_image
-from vm import Disk
+from harness.vm import Disk
+from tests.helpers import OK, vblk_cmd
+from tests.pattern import image_matches, write_image
 
 QUICK = True
 

@@ -5,9 +5,9 @@ host image, its flush and reads succeed, and its discards punch holes in
 the image exactly over the two blocks after the written one, where the
 host planted data."""
 
-from helpers import image_has_data
-from pattern import image_matches, write_image
-from vm import Disk
+from harness.vm import Disk
+from tests.helpers import image_has_data
+from tests.pattern import image_matches, write_image
 
 DESCRIPTION = "examples/vblk-passthrough.c works as documented"
 QUICK = True

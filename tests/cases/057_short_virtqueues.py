@@ -8,9 +8,9 @@ transfer one page longer is refused with EINVAL before anything is sent,
 where the device could never queue it.  The largest one it takes lands in
 the host image."""
 
-from helpers import OK, NODE_CLASS, vblk_cmd
-from pattern import image_matches
-from vm import Disk
+from harness.vm import Disk
+from tests.helpers import OK, NODE_CLASS, vblk_cmd
+from tests.pattern import image_matches
 
 DESCRIPTION = "no command needs more descriptors than a virtqueue holds"
 QUICK = True

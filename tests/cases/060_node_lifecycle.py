@@ -5,8 +5,8 @@ hot-unplug (QMP device_del) removes the node whether idle or held open, a
 command on the held node then fails with ENODEV, the module cannot be
 unloaded while a node is open, and a re-plugged disk gets its node back."""
 
-from helpers import NODE_CLASS, OK, vblk_cmd
-from vm import Disk
+from harness.vm import Disk
+from tests.helpers import NODE_CLASS, OK, vblk_cmd
 
 QUICK = True
 

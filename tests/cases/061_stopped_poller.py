@@ -12,7 +12,8 @@ io-wq workers wait for a tag in blk_mq_get_tag(), uninterruptibly and
 with nobody polling, as the block device's do (seen as a zombie after
 SIGKILL in one try of one here)."""
 
-from vm import Disk
+from harness.vm import Disk
+from harness.workloads import io_uring_vblk
 
 NODE_MODES = ("direct",)
 QUICK = True
@@ -38,7 +39,7 @@ def gone(g, name, pid):
 def test(t):
     g = t.guest([Disk(id="d0", backend="null", size=1 << 30, queue_size=16)])
     g.set_direct("vdac0", 1, 1)
-    load = "io_uring-vblk -u1 -p1 -w 0 -d 16 -C 0 -q -r 60 /dev/vdac0"
+    load = io_uring_vblk("/dev/vdac0", polled=True, depth=16, cpu=0, runtime=60, quiet=True)
     first = start(g, "first", load)
     g.output(f"sleep 2; kill -STOP {first}")
     second = start(g, "second", load)

@@ -7,11 +7,13 @@ removal's ENODEV and no other error, within a bounded time), nothing hangs,
 the node goes away
 and comes back with the same minor, and the kernel does not complain."""
 
-from helpers import NODE_CLASS
-from vm import Disk
+from harness.vm import Disk
+from harness.workloads import io_uring_vblk, io_uring_vblk_result
+from tests.helpers import NODE_CLASS
 
 CYCLES = 20
-MODES = ("-p0 -B0", "-p1 -B0", "-p0 -B1", "-p1 -B1")
+# polled completions, registered buffers
+MODES = ((False, False), (True, False), (False, True), (True, True))
 DRAIN_S = 30            # the load must be gone this long after the unplug
 
 
@@ -24,9 +26,11 @@ def test(t):
                  Disk(id="d1", backend="null", size=1 << 30)], vblk="poll_queues=1")
     first = minor(g)
     for cycle in range(CYCLES):
-        mode = MODES[cycle % len(MODES)]
-        g.output(f"(io_uring-vblk -u1 -d 32 -w 50 {mode} -r 600 -q /dev/vdbc0 "
-                 f"> /tmp/load 2>&1; echo exit=$? >> /tmp/load) &")
+        polled, fixed = MODES[cycle % len(MODES)]
+        mode = f"polled {polled}, fixed {fixed}"
+        load = io_uring_vblk("/dev/vdbc0", depth=32, write_pct=50, polled=polled, fixed=fixed,
+                             runtime=600, quiet=True)
+        g.output(f"({load} > /tmp/load 2>&1; echo exit=$? >> /tmp/load) &")
         # wait until the load has the node open, then pull the disk from under it
         g.output("for i in $(seq 100); do p=$(pidof io_uring-vblk) && "
                  "ls -l /proc/$p/fd | grep -q vdbc0 && break; sleep 0.05; done; sleep 0.3")
@@ -45,5 +49,6 @@ def test(t):
                  "sleep 0.05; done")
         t.expect_equal(minor(g), first, f"cycle {cycle}: the node's minor after re-plug")
     # the disk works after all that
-    out = g.output("io_uring-vblk -u1 -d 8 -I 200 -j /dev/vdbc0")
-    t.expect('"errors": 0' in out, f"I/O after the last re-plug: {out}")
+    result = io_uring_vblk_result(g.output(io_uring_vblk("/dev/vdbc0", depth=8, ios=200,
+                                                           json_summary=True)))
+    t.expect_equal(result["errors"], 0, f"I/O after the last re-plug: {result}")

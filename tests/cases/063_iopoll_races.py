@@ -21,12 +21,14 @@ last of these leaves a zombie behind a spinning SQPOLL thread on the first
 kill; the iopoll that polled a freed request oopses in the first part
 within seconds."""
 
-from loads import killed, loads_under_switches, unplug_under_loads
-from vm import Disk
+from harness.vm import Disk
+from harness.workloads import io_uring_vblk
+from tests.loads import killed, loads_under_switches, unplug_under_loads
 
+POLLED = {"polled": 1, "depth": 32, "write_pct": 50}
 LOADS = {
-    "a": "io_uring-vblk -u1 -p1 -d 32 -w 50 -q -r {secs} /dev/vdbc0",
-    "b": "io_uring-vblk -u1 -p1 -d 32 -w 50 -q -r {secs} /dev/vdbc0",
+    "a": io_uring_vblk("/dev/vdbc0", **POLLED, quiet=True, runtime="{secs}"),
+    "b": io_uring_vblk("/dev/vdbc0", **POLLED, quiet=True, runtime="{secs}"),
     "c": "vblk-pollers -d 32 -t 2 -r {secs} /dev/vdbc0",
 }
 
@@ -37,9 +39,8 @@ def test(t):
 
     loads_under_switches(t, g, LOADS, "vdb")
 
-    for path, cmd in (("node", "io_uring-vblk -u1 -k1 -p1 -d 32 -w 50 -r 60 -q /dev/vdbc0"),
-                      ("block device", "io_uring-vblk -u0 -k1 -p1 -d 32 -w 50 -r 60 -q /dev/vdb")):
-        killed(t, g, path, cmd)
+    for path, dev in (("node", "/dev/vdbc0"), ("block device", "/dev/vdb")):
+        killed(t, g, path, io_uring_vblk(dev, sqpoll=True, **POLLED, runtime=60, quiet=True))
 
     unplug_under_loads(t, g, LOADS, "vdb", "d1")
 

@@ -13,7 +13,7 @@ del_gendisk() waiting for as long as the fault is held: the ranges are
 copied ahead of taking a request, and the data is pinned without faulting
 while one is held."""
 
-from vm import Disk
+from harness.vm import Disk
 
 QUICK = True
 COMMANDS = ("discard -p1", "write-zeroes -p1", "write -p1", "read -p1", "write -p4")

@@ -9,10 +9,10 @@ blocks; a discard punches a hole exactly there.  A device without discard or
 write-zeroes, QEMU's lack of secure erase, and bad ranges are refused and
 change neither the image nor the counters."""
 
-from helpers import (OK, T_DISCARD, T_FLUSH, T_GET_ID, T_SECURE_ERASE, T_WRITE_ZEROES,
+from harness.vm import Disk
+from tests.helpers import (OK, T_DISCARD, T_FLUSH, T_GET_ID, T_SECURE_ERASE, T_WRITE_ZEROES,
                      image_has_data, vblk_cmd, vblk_output)
-from pattern import image_matches, write_image
-from vm import Disk
+from tests.pattern import image_matches, write_image
 
 DESCRIPTION = "FLUSH, GET_ID, WRITE_ZEROES, DISCARD, SECURE_ERASE"
 QUICK = True

@@ -9,9 +9,9 @@ the buffered write's data as soon as a node read has run."""
 
 import hashlib
 
-from helpers import OK, T_DISCARD, T_WRITE_ZEROES, vblk_cmd, vblk_output
-from pattern import image_matches, pattern
-from vm import Disk
+from harness.vm import Disk
+from tests.helpers import OK, T_DISCARD, T_WRITE_ZEROES, vblk_cmd, vblk_output
+from tests.pattern import image_matches, pattern
 
 DESCRIPTION = "node and /dev/vda share one page cache view"
 QUICK = True

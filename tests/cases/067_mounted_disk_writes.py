@@ -6,9 +6,9 @@ writing fails with EBUSY and nothing reaches the image, opening it for
 reading works; once unmounted, the same write lands; and a node held open
 for writing makes the mount fail with EBUSY, as an open /dev/vda would."""
 
-from helpers import OK, vblk_cmd
-from pattern import image_matches
-from vm import Disk
+from harness.vm import Disk
+from tests.helpers import OK, vblk_cmd
+from tests.pattern import image_matches
 
 DESCRIPTION = "no writes through the node to a mounted disk"
 QUICK = True

@@ -9,14 +9,16 @@ Under load, with t/io_uring-vblk keeping 32 commands in flight on the node
 completes and none fails, the load is still running after each reset, and
 the node keeps its queues."""
 
-from helpers import NODE_CLASS, OK, vblk_cmd
-from pattern import image_matches
-from vm import Disk
+from harness.vm import Disk
+from harness.workloads import io_uring_vblk
+from tests.helpers import NODE_CLASS, OK, vblk_cmd
+from tests.pattern import image_matches
 
 QUICK = True
 
 MiB = 1 << 20
-LOADS = ("-p0 -B0", "-p1 -B0", "-p0 -B1", "-p1 -B1")
+# polled completions, registered buffers
+LOADS = ((False, False), (True, False), (False, True), (True, True))
 RESETS = 3              # per load
 SEED, SECTOR, LENGTH = 68, 2048, 64 << 10
 
@@ -37,9 +39,11 @@ def test(t):
     t.expect_equal(vblk_cmd(g, f"-k {SEED} -s {SECTOR} -l {LENGTH}"), (OK, "ok"),
                    "reading back after an idle reset")
 
-    for load in LOADS:
-        g.output(f"(io_uring-vblk -u1 -d 32 -w 50 {load} -r 600 -j /dev/vdac0 "
-                 "> /tmp/load 2>&1; echo exit=$? >> /tmp/load) &")
+    for polled, fixed in LOADS:
+        load = f"polled {polled}, fixed {fixed}"
+        cmd = io_uring_vblk("/dev/vdac0", depth=32, write_pct=50, polled=polled, fixed=fixed,
+                            runtime=600, json_summary=True)
+        g.output(f"({cmd} > /tmp/load 2>&1; echo exit=$? >> /tmp/load) &")
         g.output("for i in $(seq 100); do p=$(pidof io_uring-vblk) && "
                  "ls -l /proc/$p/fd | grep -q vdac0 && break; sleep 0.05; done; sleep 0.3")
         for n in range(RESETS):

@@ -9,8 +9,8 @@ counters must show the device received each one exactly once.  In direct
 mode a command takes three descriptors, so five fit in the node's ring;
 through blk-mq the tags stop at 16."""
 
-from helpers import expect_io_uring_vblk
-from vm import Disk
+from harness.vm import Disk
+from tests.helpers import expect_io_uring_vblk
 
 DESCRIPTION = "a full virtqueue makes the submitter wait, never fail"
 QUICK = True
@@ -21,7 +21,7 @@ QUEUE_SIZE = 16
 DEPTH = 64
 IOS = 1000                  # per ring
 # (t/io_uring-vblk options, rings): each of them, its own way into a full queue
-SUBMITTERS = (("", 1), ("-B 1", 1), ("-k 1", 1), ("-n 2", 2))
+SUBMITTERS = (({}, 1), ({"fixed": True}, 1), ({"sqpoll": True}, 1), ({"threads": 2}, 2))
 
 
 def test(t, cond):
@@ -33,8 +33,8 @@ def test(t, cond):
     t.log(f"max_segments {segments}")
     t.expect(segments <= QUEUE_SIZE - 2, f"max_segments {segments}: not capped by the ring")
 
-    for passthrough, dev in ((1, "/dev/vdac0"), (0, "/dev/vda")):
+    for dev in ("/dev/vdac0", "/dev/vda"):
         for write_pct, counter in ((0, "rd_operations"), (100, "wr_operations")):
             for options, rings in SUBMITTERS:
-                expect_io_uring_vblk(t, g, f"-u{passthrough} -p{polled} -w{write_pct} {options} "
-                                     f"-d {DEPTH} -I {IOS} {dev}", counter, rings * IOS)
+                expect_io_uring_vblk(t, g, dev, counter, rings * IOS, polled=polled,
+                                     write_pct=write_pct, depth=DEPTH, ios=IOS, **options)

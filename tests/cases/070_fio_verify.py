@@ -10,9 +10,9 @@ guest's engine writes the host's fio verifies in the image."""
 
 import re
 
-from fiojob import ENGINE, HOST_FIO, NODE, VERIFY, MiB, errors, expect_clean, guest_fio, host_fio
-from fiojob import requires  # noqa: F401  (the runner calls it)
-from vm import Disk
+from harness.vm import Disk
+from tests.fiojob import ENGINE, HOST_FIO, NODE, VERIFY, MiB, errors, expect_clean, guest_fio, host_fio
+from tests.fiojob import requires  # noqa: F401  (the runner calls it)
 
 DESCRIPTION = "fio cmd_type=vblk writes what it and the host's fio verify"
 

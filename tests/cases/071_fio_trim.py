@@ -6,10 +6,10 @@ names them), and nothing else moves in QEMU's byte counters.  A trim
 larger than the device's largest discard, or of more ranges than it takes,
 is refused by the engine up front."""
 
-from fiojob import ENGINE, MiB, errors, expect_clean, guest_fio
-from fiojob import requires  # noqa: F401  (the runner calls it)
-from helpers import image_has_data
-from vm import Disk
+from harness.vm import Disk
+from tests.fiojob import ENGINE, MiB, errors, expect_clean, guest_fio
+from tests.fiojob import requires  # noqa: F401  (the runner calls it)
+from tests.helpers import image_has_data
 
 DESCRIPTION = "fio cmd_type=vblk trims are discards, holes exactly where trimmed"
 QUICK = True

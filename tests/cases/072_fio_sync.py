@@ -6,9 +6,9 @@ how many fio issues depends on timing and its report says how many.
 fsync_on_close, an fsync(2) of the node, which has none, is refused with
 nothing sent to the device."""
 
-from fiojob import ENGINE, errors, fio_json, guest_fio
-from fiojob import requires  # noqa: F401  (the runner calls it)
-from vm import Disk
+from harness.vm import Disk
+from tests.fiojob import ENGINE, errors, fio_json, guest_fio
+from tests.fiojob import requires  # noqa: F401  (the runner calls it)
 
 DESCRIPTION = "fio cmd_type=vblk syncs reach the device as one flush each"
 QUICK = True

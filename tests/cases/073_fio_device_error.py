@@ -3,9 +3,9 @@
 sector) fails fio's cmd_type=vblk job, and fio names the device's status,
 VIRTIO_BLK_S_IOERR."""
 
-from fiojob import errors, guest_fio
-from fiojob import requires  # noqa: F401  (the runner calls it)
-from vm import Disk
+from harness.vm import Disk
+from tests.fiojob import errors, guest_fio
+from tests.fiojob import requires  # noqa: F401  (the runner calls it)
 
 DESCRIPTION = "fio cmd_type=vblk fails a job on a device error, naming it"
 QUICK = True

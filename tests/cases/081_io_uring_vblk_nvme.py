@@ -10,9 +10,10 @@ each read reached the controller, flushes complete without an error, and
 a block the host corrupts is reported as a mismatch, so the check can
 fail."""
 
-from helpers import io_uring_vblk
-from pattern import image_matches, write_image
-from vm import Nvme
+from harness import workloads
+from harness.vm import Nvme
+from tests.helpers import io_uring_vblk
+from tests.pattern import image_matches, write_image
 
 NODE_MODES = ("blkmq",)     # NVMe alone: the virtio-blk node's mode is not used
 
@@ -24,13 +25,13 @@ CONDITIONS = {"block_size": (512, 4096)}
 MiB = 1 << 20
 AREA = 2 * MiB                  # what each run reads or writes, from offset 0
 IOS = AREA // 4096              # one pass over it, sequentially
-PATHS = (("-u1", "/dev/ng0n1"), ("-u0", "/dev/nvme0n1"))
-BUFFERS = ("", "-B1", "-V1")    # plain, registered, vectored
+PATHS = ("/dev/ng0n1", "/dev/nvme0n1")
+BUFFERS = ({}, {"fixed": True}, {"vectored": True})    # plain, registered, vectored
 
 
-def run(t, g, args, what):
-    result = io_uring_vblk(g, args)
-    t.log(f"{args}: {result}")
+def run(t, g, dev, what, **options):
+    result = io_uring_vblk(g, dev, **options)
+    t.log(f"{what}: {result}")
     t.expect_equal((result["ios"], result["errors"]), (IOS, 0), what)
 
 
@@ -42,33 +43,34 @@ def test(t, cond):
     write_image(disk.image, 1, 0, 2 * AREA)
 
     seed = 1
-    for flag, dev in PATHS:
+    for dev in PATHS:
         for polled in (0, 1):
             for bufs in BUFFERS:
-                common = f"{flag} -p{polled} {bufs} -R0 -d 8 -z {AREA} -I {IOS} {dev}"
+                common = dict(polled=polled, **bufs, random=False, depth=8, size=AREA, ios=IOS)
+                what = f"{dev} {common}"
                 before = g.blockstats("n0")["rd_operations"]
-                run(t, g, f"-w 0 -v {seed} {common}", f"reads {common}")
+                run(t, g, dev, f"reads {what}", write_pct=0, seed=seed, **common)
                 t.expect_equal(g.blockstats("n0")["rd_operations"] - before, IOS,
-                               f"reads {common}: rd_operations seen by the controller")
+                               f"reads {what}: rd_operations seen by the controller")
                 seed += 1
-                run(t, g, f"-w 100 -v {seed} {common}", f"writes {common}")
+                run(t, g, dev, f"writes {what}", write_pct=100, seed=seed, **common)
                 t.expect(image_matches(disk.image, seed, 0, AREA),
-                         f"writes {common}: the host image does not hold them")
+                         f"writes {what}: the host image does not hold them")
     t.expect(image_matches(disk.image, 1, AREA, AREA),
              "the writes spilled past their area")
 
     # a flush after every 4 writes through the char node: the controller
     # completes each without an error (a wrong namespace ID would fail it);
     # QEMU 7.2's NVMe does not count flushes in query-blockstats
-    result = io_uring_vblk(g, f"-u1 -w 100 -f 4 -d 8 -I {IOS} /dev/ng0n1")
+    result = io_uring_vblk(g, "/dev/ng0n1", write_pct=100, flush_every=4, depth=8, ios=IOS)
     t.expect_equal((result["ios"], result["flushes"], result["errors"]), (IOS, IOS // 4, 0),
                    "-f 4 on ng0n1: writes and flushes done")
 
     # the check can fail: a block the host changes is a mismatch on both paths
     write_image(disk.image, seed, 0, AREA)      # what the flushes' writes hit
     write_image(disk.image, 999, MiB, 4096)
-    for flag, dev in PATHS:
-        status, out = g.run(f"io_uring-vblk {flag} -w 0 -v {seed} -R0 -d 8 -z {AREA} "
-                            f"-I {IOS} {dev}", check=False)
+    for dev in PATHS:
+        status, out = g.run(workloads.io_uring_vblk(dev, seed=seed, random=False, depth=8,
+                                                    size=AREA, ios=IOS), check=False)
         t.expect(status != 0 and f"the read at byte {MiB} differs" in out,
-                 f"{flag} {dev}: a corrupted block was not reported: {status} {out!r}")
+                 f"{dev}: a corrupted block was not reported: {status} {out!r}")

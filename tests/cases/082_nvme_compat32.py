@@ -9,8 +9,8 @@ the ring, not the issuing thread, says its iovecs are a 32-bit task's.
 Without "nvme: import a uring_cmd's iovecs by its ring's ABI" the 64-bit
 program's reads fail with -EFAULT."""
 
-from pattern import image_matches
-from vm import Nvme
+from harness.vm import Nvme
+from tests.pattern import image_matches
 
 NODE_MODES = ("blkmq",)     # NVMe alone: the virtio-blk node's mode is not used
 

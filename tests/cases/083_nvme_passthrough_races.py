@@ -36,16 +36,20 @@ so a polled command issued through it must hold the path's namespace
 until it is done.  The controller is unplugged under polled loads on the
 head's /dev/ng0n1; they must end and the kernel must not complain."""
 
-from loads import killed, loads_under_switches, start_loads, unplug_under_loads, wait_loads
-from vm import Nvme
+from harness.vm import Nvme
+from harness.workloads import io_uring_vblk
+from tests.loads import killed, loads_under_switches, start_loads, unplug_under_loads, wait_loads
 
 NODE_MODES = ("blkmq",)     # NVMe's node alone: the virtio-blk node's mode is not used
 
+NG = "/dev/ng0n1"
+# a load until {secs} is filled in
+LOAD = {"quiet": True, "runtime": "{secs}"}
 LOADS = {
-    "a": "io_uring-vblk -u1 -p1 -d 32 -w 50 -q -r {secs} /dev/ng0n1",
-    "b": "io_uring-vblk -u1 -p1 -d 32 -w 50 -q -r {secs} /dev/ng0n1",
-    "c": "io_uring-vblk -u1 -p1 -n 2 -d 16 -w 50 -q -r {secs} /dev/ng0n1",
-    "d": "io_uring-vblk -u1 -p1 -n 4 -C 0 -d 4 -w 0 -q -r {secs} /dev/ng0n1",
+    "a": io_uring_vblk(NG, polled=1, depth=32, write_pct=50, **LOAD),
+    "b": io_uring_vblk(NG, polled=1, depth=32, write_pct=50, **LOAD),
+    "c": io_uring_vblk(NG, polled=1, threads=2, depth=16, write_pct=50, **LOAD),
+    "d": io_uring_vblk(NG, polled=1, threads=4, cpu=0, depth=4, **LOAD),
 }
 # two processes and a ring that two threads reap, as test 063 unplugs them
 UNPLUG_LOADS = {
@@ -55,8 +59,8 @@ UNPLUG_LOADS = {
 }
 # on a multipath head's char node, which may offer no poll queues of its own
 HEAD_LOADS = {
-    "a": "io_uring-vblk -u1 -p2 -d 32 -w 50 -q -r {secs} /dev/ng0n1",
-    "b": "io_uring-vblk -u1 -p2 -n 2 -d 8 -w 0 -q -r {secs} /dev/ng0n1",
+    "a": io_uring_vblk(NG, polled=2, depth=32, write_pct=50, **LOAD),
+    "b": io_uring_vblk(NG, polled=2, threads=2, depth=8, **LOAD),
     "c": "vblk-pollers -d 16 -t 2 -r {secs} /dev/ng0n1",
 }
 
@@ -69,7 +73,8 @@ def test(t):
     g.output("modprobe -r nvme")
     g.load_nvme("poll_queues=0")
     killed(t, g, "NVMe char node without poll queues",
-           "io_uring-vblk -u1 -k1 -p2 -d 32 -w 50 -r 60 -q /dev/ng0n1")
+           io_uring_vblk(NG, sqpoll=True, polled=2, depth=32, write_pct=50, runtime=60,
+                         quiet=True))
 
     g.output("modprobe -r nvme")
     g.load_nvme("poll_queues=1")

@@ -5,9 +5,9 @@ VIRTIO_BLK_S_IOERR in cqe->res (a positive status, as documented) for
 exactly those commands, on interrupt-driven and polled rings; everything
 else, and the block path next to it, keeps working."""
 
-from helpers import OK, vblk_cmd
-from pattern import write_image
-from vm import Disk
+from harness.vm import Disk
+from tests.helpers import OK, vblk_cmd
+from tests.pattern import write_image
 
 QUICK = True
 

@@ -15,8 +15,8 @@ import os
 import time
 import types
 
-import run
-import vm
+from harness import vm
+from tests import run
 
 DESCRIPTION = "the runner reports hung and panicking guests, and skips on 77"
 QUICK = True

@@ -11,8 +11,8 @@ import subprocess
 import sys
 import time
 
-import vm
-from qmp import QMP, QMPError
+from harness import vm
+from harness.qmp import QMP, QMPError
 
 QUICK = True
 ONCE = True

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""A seeded fuzzer (tests/prog/vblk-fuzz.c) sends 100,000 passthrough
+"""A seeded fuzzer (guest/prog/vblk-fuzz.c) sends 100,000 passthrough
 commands, valid and mutated, over every kind of ring (64- or 128-byte SQEs, IOPOLL
 on a disk with a poll queue, SQPOLL, registered buffers and files) with up
 to 32 in flight.  Every SQE completes, each with what the documentation
@@ -14,8 +14,8 @@ import random
 import re
 import time
 
-from pattern import image_matches, pattern, write_image
-from vm import KERNEL_COMPLAINTS, Disk
+from harness.vm import KERNEL_COMPLAINTS, Disk
+from tests.pattern import image_matches, pattern, write_image
 
 DESCRIPTION = "100,000 fuzzed commands: no crash, leak or stray write"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the guest programs (tests/prog, t/) for the virtio-blk
+ * Helpers shared by the guest programs (guest/prog, t/) for the virtio-blk
  * passthrough node: the disk's limits from sysfs (an NVMe namespace's too),
  * ring set-up, and preparing a passthrough command's SQE.
  */

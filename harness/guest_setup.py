@@ -10,7 +10,7 @@ uring_cmd passthrough) and its block device /dev/nvme0n1, with an
 interrupt queue per vCPU and a poll queue.  The node, the direct node, the
 block device and NVMe's pair are measured in the same boot."""
 
-import vm
+from . import vm
 
 PT_QUEUES, PT_POLL_QUEUES = 3, 1
 VBLK_PARAMS = "poll_queues=1"
@@ -24,6 +24,11 @@ DESCRIPTION = (f"two null-co disks, read-zeroes, iothread, num-queues=2 and {2 +
                f"nvme {NVME_PARAMS}")
 NODE, DIRECT_NODE, BLOCK = "/dev/vdac0", "/dev/vdbc0", "/dev/vda"
 NVME_NODE, NVME_BLOCK = "/dev/ng0n1", "/dev/nvme0n1"
+# each path that make bench and make profile measure: the node on blk-mq,
+# the node on its own virtqueues, the block device, NVMe's node and block
+# device
+DEVICE = {"node": NODE, "direct": DIRECT_NODE, "block": BLOCK,
+          "ng": NVME_NODE, "nvme": NVME_BLOCK}
 # the block device whose scheduler a run on each device sets
 DISK_OF = {NODE: "vda", DIRECT_NODE: "vdb", BLOCK: "vda",
            NVME_NODE: "nvme0n1", NVME_BLOCK: "nvme0n1"}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The guest programs' exit codes (tests/prog, t/), as liburing's tests
+ * The guest programs' exit codes (guest/prog, t/), as liburing's tests
  * have them: the runner (tests/run.py) reports a case whose program exits
  * with VBLK_EXIT_SKIP as skipped, with the program's last line as the
  * reason.  It includes nothing, so that the programs without liburing (the

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """make profile's fio runs: what make bench's fio column costs per I/O.
 
-The same fio job as make bench's (tools/bench.py, Fio.job) on the node, the
+The same fio job as make bench's (workloads.fio_job()) on the node, the
 direct node and the block device, and NVMe's char node (cmd_type=nvme) and
 block device, 4 KiB random reads at QD 1 and 32,
 interrupt-driven and polled, its job pinned to the load's vCPU, and fio
@@ -23,14 +23,13 @@ inverse of the ratio of the counts.
 import collections
 import statistics
 
-from bench import Fio
-from insns import IO_URING_ENTER as ENTER, by_symbol, mean_symbols, over_both, waits
+from . import guest_setup
+from .insns import IO_URING_ENTER as ENTER, by_symbol, mean_symbols, over_both, waits
+from .workloads import fio_job
 
 DEPTHS = (1, 32)
 MODES = ("irq", "polled")
-# the profile's paths, as make bench names them
-SIDES = (("node", "passthrough"), ("direct", "direct"), ("block", "block"),
-         ("ng", "ng"), ("nvme", "nvme"))
+PATHS = ("node", "direct", "block", "ng", "nvme")
 N = 10000               # I/Os of the shorter window of a run
 REPEATS = 3
 
@@ -39,14 +38,14 @@ def points():
     """(depth, mode, path) of every run of one pass."""
     for depth in DEPTHS:
         for mode in MODES:
-            for path, _ in SIDES:
+            for path in PATHS:
                 yield depth, mode, path
 
 
 def command(point, ios, cpu):
     """A run's window: fio under insn-window on the vCPU other than cpu."""
     depth, mode, path = point
-    job = Fio.job(dict(SIDES)[path], 0, depth, mode == "polled", cpu)
+    job = fio_job(guest_setup.DEVICE[path], 0, depth, mode == "polled", cpu)
     return f"insn-window -c {1 - cpu} {job} --number_ios={ios} >/dev/null"
 
 
@@ -89,7 +88,7 @@ def table(summary):
     def each(row, fmt):
         return " / ".join(fmt(r) for r in row)
 
-    names = " / ".join(path for path, _ in SIDES)
+    names = " / ".join(PATHS)
     lines = ["| QD | completion | node | direct | block | ng | nvme | node/block | direct/block | "
              f"ng/nvme | fio's user space {names} | kernel {names} | sched/IO {names} | "
              f"polls/IO {names} | io_uring_enter/IO {names} |",
@@ -98,7 +97,7 @@ def table(summary):
     for (depth, mode, path), s in summary.items():
         rows[depth, mode][path] = s
     for (depth, mode), by_path in rows.items():
-        row = [by_path[path] for path, _ in SIDES]
+        row = [by_path[path] for path in PATHS]
         node, direct, block, ng, nvme = (r["raw"] for r in row)
         lines.append(f"| {depth} | {mode} | {node:.0f} | {direct:.0f} | {block:.0f} | "
                      f"{ng:.0f} | {nvme:.0f} | {node / block:.2f} | {direct / block:.2f} | "

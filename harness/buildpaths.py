@@ -4,7 +4,7 @@
 
 A variant is "" (the default kernel) or "debug" (make ... DEBUG=1: KASAN,
 lockdep, kmemleak; kernel/debug.config).  Each has its own kernel objects,
-image, modules and initramfs, named with the variant's suffix.  tools/vm.py
+image, modules and initramfs, named with the variant's suffix.  harness/vm.py
 imports paths(); the Makefile and scripts/common.sh take the same values
 from this program's output:
 

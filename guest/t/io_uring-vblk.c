@@ -10,7 +10,7 @@
  * (struct nvme_uring_cmd), -u0 on /dev/nvmeXnY reads and writes it.
  *
  * -v SEED checks data end to end: every write carries the test pattern of
- * lib/pattern.h at its offset, every read must return it.
+ * guest/lib/pattern.h at its offset, every read must return it.
  *
  * Prints IOPS and bandwidth every second and a summary at the end
  * (IOPS, bandwidth, latency mean/p50/p99/p99.9 with -t1, I/Os per submit
