@@ -20,6 +20,7 @@ from tests import run
 
 DESCRIPTION = "the runner reports hung and panicking guests, and skips on 77"
 QUICK = True
+ONCE = True     # a check of the runner, not of the kernel under test
 
 
 class Garbling:
