@@ -29,7 +29,7 @@ from .workloads import fio_job
 
 DEPTHS = (1, 32)
 MODES = ("irq", "polled")
-PATHS = ("node", "direct", "block", "ng", "nvme")
+PATHS = tuple(guest_setup.DEVICE)
 N = 10000               # I/Os of the shorter window of a run
 REPEATS = 3
 

@@ -21,9 +21,8 @@ DEPTHS = (1, 32)
 MODES = ("irq", "polled")
 BUFFERS = (("plain", 0), ("fixed", 1))
 # each path and its device; "nop" is the node's loop with IORING_OP_NOP
-PATHS = (("node", guest_setup.NODE), ("direct", guest_setup.DIRECT_NODE),
-         ("block", guest_setup.BLOCK), ("nop", guest_setup.NODE),
-         ("ng", guest_setup.NVME_NODE), ("nvme", guest_setup.NVME_BLOCK))
+PATHS = tuple((path, guest_setup.DEVICE["node" if path == "nop" else path])
+              for path in ("node", "direct", "block", "nop", "ng", "nvme"))
 YARDSTICK = ("ng", "nvme")              # NVMe's passthrough and its block device
 CPU = 1                 # the load's vCPU; its queue's interrupt lands there
 N = 2000                # I/Os of the shorter window of a run (NOPs: NOP_N)
