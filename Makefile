@@ -31,6 +31,12 @@
 #   make fio-master-export  write build/fio-master's commits back to fio-engine/
 #   make fio-mail the fio series for fio master, mail-ready, in build/fio-patches/
 #                 (make fio-patches is the same)
+#   make blktests-master  blktests/ (the node's blktests cases) on blktests' master
+#                 (BLKTESTS=<blktests git repository>, BLKTESTS_REV=<commit>)
+#   make liburing-master  liburing/ (the node's liburing test) on liburing's master
+#                 (LIBURING_MASTER=<liburing git repository>, LIBURING_REV=<commit>)
+#   make blktests-master-export, make liburing-master-export: write their commits back
+#   make blktests-mail, make liburing-mail: those series, mail-ready, in build/NAME-patches/
 #   make deps     install the Debian packages everything needs
 #   make insn-plugin  the TCG plugin that counts guest instructions (build/insn-plugin.so)
 
@@ -61,6 +67,7 @@ GUEST_PROGS := $(patsubst guest/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard guest/p
 	       $(BUILD)/guest-bin/io_uring-vblk $(BUILD)/guest-bin/vblk-passthrough
 
 .PHONY: all deps src export kernel nvme-effect insn-plugin liburing sparse fio fio-export fio-master fio-master-export guest check \
+	blktests-master blktests-master-export blktests-mail liburing-master liburing-master-export liburing-mail \
 	test bench profile mail patches fio-mail fio-patches clean
 
 all: test
@@ -144,9 +151,14 @@ $(INSN_PLUGIN): tools/insn-plugin.c guest/lib/insn-window.h $(QEMU_PLUGIN_H)
 	gcc -O2 -g -Wall -Wextra -Werror -shared -fPIC -I$(dir $(QEMU_PLUGIN_H)) -Iguest/lib \
 		-o $@ $< -lpthread
 
+# The initramfs every guest boots, and the tool tree some mount
+# (guest/mktools.sh): bash, python3... and the other projects' tests
+# (scripts/suites.sh)
 guest: kernel fio $(GUEST_PROGS) $(INSN_PLUGIN)
 	@guest/mkinitramfs.sh $(INITRD) $(MODROOT) \
 		$(GUEST_PROGS) $(FIO)
+	@scripts/suites.sh
+	@guest/mktools.sh $(TOOLS) $(BUILD)/suites/*
 
 check: kernel $(SPARSE)
 	@scripts/check.sh $(CHECKS)
@@ -183,6 +195,22 @@ patches: mail
 fio-mail: fio-master
 	@scripts/patches.sh fio
 fio-patches: fio-mail
+
+# The series for blktests and liburing on their master branches
+blktests-master: deps
+	@scripts/upstream.sh blktests "$(BLKTESTS)" $(BLKTESTS_REV)
+
+liburing-master: deps
+	@scripts/upstream.sh liburing "$(LIBURING_MASTER)" $(LIBURING_REV)
+
+blktests-master-export liburing-master-export:
+	@scripts/export.sh $(@:-export=)
+
+blktests-mail: blktests-master
+	@scripts/patches.sh blktests
+
+liburing-mail: liburing-master
+	@scripts/patches.sh liburing
 
 # NVMe's passthrough and block device before and after each core patch
 nvme-effect: guest

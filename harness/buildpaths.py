@@ -43,6 +43,8 @@ def paths(variant="", build=None):
         "UAPI": os.path.join(kobj, "usr", "include"),     # its exported headers
         "MODROOT": os.path.join(build, f"modroot{suffix}"),   # its modules, installed
         "INITRD": os.path.join(build, f"initramfs{suffix}.cpio.gz"),
+        # the guest's tool tree (guest/mktools.sh), the same for every variant
+        "TOOLS": os.path.join(build, "guest-tools"),
     }
 
 

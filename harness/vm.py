@@ -37,6 +37,14 @@ BUILD = buildpaths.default_build()
 VARIANT = os.environ.get("VARIANT", "")
 PATHS = buildpaths.paths(VARIANT, BUILD)
 KERNEL, INITRD, SYSTEM_MAP = PATHS["KERNEL"], PATHS["INITRD"], PATHS["SYSTEM_MAP"]
+# A guest started with tools=True mounts the tool tree (guest/mktools.sh:
+# bash, GNU tools, python3 and the other projects' test suites) here,
+# read-only over 9p; TOOLS_ENV puts it first in a command's search paths.
+# busybox's sh runs its own applets whatever PATH says: what needs the GNU
+# ones runs under the tree's bash.
+TOOLS_DIR = "/opt/tools"
+TOOLS_ENV = (f"export PATH={TOOLS_DIR}/usr/bin:$PATH LD_LIBRARY_PATH={TOOLS_DIR}/usr/lib "
+             f"SUITES={TOOLS_DIR}/suites")
 INSN_PLUGIN = os.path.join(BUILD, "insn-plugin.so")   # make insn-plugin
 SLOWDOWN = 4 if VARIANT == "debug" else 1
 # VBLK_MODE=direct (make ... MODE=direct): the passthrough node drives
@@ -242,10 +250,12 @@ class Guest:
 
     def __init__(self, name, disks=(), cpus=2, memory="512M", append="",
                  accel=None, boot_timeout=120, count_insns=False, machine="pc",
-                 kernel=KERNEL, initrd=INITRD, qemu_args=(), console="file"):
+                 kernel=KERNEL, initrd=INITRD, qemu_args=(), console="file", tools=False):
         """console: "file" (console.log), "follow" (console.log, copied to
-        stderr as it grows) or "stdio" (the terminal: see shell())."""
+        stderr as it grows) or "stdio" (the terminal: see shell()); tools:
+        the tool tree at TOOLS_DIR (a virtio-9p device, which is no disk)."""
         self.name = name
+        self.tools = PATHS["TOOLS"] if tools else None
         self.kernel, self.initrd, self.qemu_args = kernel, initrd, list(qemu_args)
         if console not in ("file", "follow", "stdio"):
             raise ValueError(f"unknown console {console!r}")
@@ -300,6 +310,9 @@ class Guest:
             if self.accel != "tcg":
                 raise GuestError("counting instructions needs TCG")
             cmd += ["-plugin", f"{INSN_PLUGIN},out={self.insns}"]
+        if self.tools:
+            cmd += ["-fsdev", f"local,id=tools,path={self.tools},security_model=none,readonly=on",
+                    "-device", "virtio-9p-pci,fsdev=tools,mount_tag=tools"]
         if any(d.iothread for d in self.disks.values()):
             cmd += ["-object", "iothread,id=io0"]
         for chassis, disk in enumerate(self.disks.values(), 1):
@@ -311,7 +324,7 @@ class Guest:
     def prepare(self, sockdir=None, agent_waits=True):
         """Make the guest's directory and disk images; return QEMU's command
         line, with the sockets in sockdir (a new temporary one if None)."""
-        for path in (self.kernel, self.initrd):
+        for path in (self.kernel, self.initrd) + ((self.tools,) if self.tools else ()):
             if not os.path.exists(path):
                 raise GuestError(f"{path} is missing: run make kernel guest")
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -378,6 +391,9 @@ class Guest:
         self._read_until(READY, self.boot_timeout, "boot")
         self.boot_seconds = time.monotonic() - started
         self._buffer = b""
+        if self.tools:
+            self.run(f"mkdir -p {TOOLS_DIR} && "
+                     f"mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose tools {TOOLS_DIR}")
         return self
 
     def _follow_console(self):

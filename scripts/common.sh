@@ -27,6 +27,7 @@ FIO_PORT=$FIO_PATCHES/$FIO_VERSION  # the series ported to fio FIO_VERSION
 FIO_SRC=$BUILD/fio              # fio FIO_VERSION + FIO_PORT, a git repository
 FIO_MASTER_SRC=$BUILD/fio-master  # fio master + FIO_PATCHES, a git repository
 FIO_BASE_TAG=fio-base           # not fio-N.N: FIO-VERSION-GEN would pick it up
+UPSTREAM_BASE_TAG=upstream-base  # blktests' and liburing's master (scripts/upstream.sh)
 # liburing for the guest programs: sid's source (make deps)
 LIBURING_VERSION=2.15
 # sparse for make check: sid's source (make deps).  bookworm's 0.6.4 does not

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make mail / make fio-mail: the mail-ready form of a patch series, with
+# make mail / make fio-mail / make blktests-mail / make liburing-mail: the mail-ready form of a patch series, with
 # its cover letter filled in from the series' cover-letter.txt (first line
 # the subject; @BENCH@ and @PROFILE@ become the newest results snapshot's
 # make bench table and make profile summary, @BASE@ the base's description)
@@ -10,6 +10,8 @@
 #                       addresses beside get_maintainer.pl's, the submissions
 #                       it needs, named by --base's prerequisite-patch-id)
 #   patches.sh fio      fio-engine/ on build/fio-master -> build/fio-patches/ (fio's list)
+#   patches.sh blktests blktests/ on build/blktests-master -> build/blktests-patches/
+#   patches.sh liburing liburing/ on build/liburing-master -> build/liburing-patches/
 # The mail goes out from the sender's git identity (git config user.name and
 # user.email in this repository, or GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL):
 # it becomes every patch's From and Signed-off-by in place of the author
@@ -157,8 +159,22 @@ fio)
 	args=(--to=fio@vger.kernel.org --cc="Jens Axboe <axboe@kernel.dk>"
 	      --cc="Vincent Fu <vincent.fu@samsung.com>")
 	;;
+blktests | liburing)
+	# the series on the project's master branch; both take patches on
+	# a list with the project in the subject
+	from=$(sender) || exit 1
+	tree=$BUILD/$1-master base=$UPSTREAM_BASE_TAG dir=$TOP/$1 out=$BUILD/$1-patches
+	prefix=(--subject-prefix="PATCH $1")
+	[ -d "$tree/.git" ] || die "no $1 master tree: run make $1-master"
+	if [ "$1" = blktests ]; then
+		args=(--to=linux-block@vger.kernel.org
+		      --cc="Shin'ichiro Kawasaki <shinichiro.kawasaki@wdc.com>")
+	else
+		args=(--to=io-uring@vger.kernel.org --cc="Jens Axboe <axboe@kernel.dk>")
+	fi
+	;;
 *)
-	die "usage: patches.sh [kernel|fio]"
+	die "usage: patches.sh [kernel|fio|blktests|liburing]"
 	;;
 esac
 
