@@ -239,6 +239,66 @@ class Nvme(Backend):
         return props
 
 
+@dataclasses.dataclass
+class VhostUserDisk(Backend):
+    """A virtio-blk disk whose device is a vhost-user back end: QEMU's
+    vhost-user-blk-pci in front, the requests served by a
+    qemu-storage-daemon of its own (a vhost-user-blk export of the same
+    block nodes a Disk has, image, faults and all).  The guest's driver
+    sees another implementation of the device: the daemon offers its own
+    features (no serial: GET_ID answers "vhost_user_blk"; discard and
+    write zeroes always), queue count and sizes; QEMU knows no block back
+    end of it, so blockstats() asks the daemon, which counts per block node.
+    The guest's memory is a shared memfd (vhost-user maps it)."""
+
+    id: str = option("v0", "QEMU's id of the device (v0, v1... by position)")
+    num_queues: int = option(None, "virtqueues (unset: QEMU's default)", "num-queues")
+    queue_size: int = option(None, "entries per virtqueue", "queue-size")
+
+    DRIVER = "vhost-user-blk-pci"
+    FLAG = "vhost-user-disk"
+    # QEMU 7.2 cannot serve a virtqueue without an interrupt vector over
+    # vhost-user: it passes the daemon no call eventfd for it ("Failed to set
+    # msg fds"), and the daemon's first completion there panics it
+    # ("vu_panic: Error writing eventfd: Bad file descriptor"), the device
+    # gone.  Linux's polled queues have no vector, so a guest with such a
+    # disk gets none: load_vblk() refuses poll_queues, set_direct() gives
+    # its nodes no polled queue.  IOPOLL rings on the node still work,
+    # polling interrupt queues.
+    polled = False
+    discard = True              # the export unmaps what the guest discards
+    socket = None               # set by Guest: the export's vhost-user socket
+    monitor = None              # set by Guest: the daemon's QMP socket
+
+    def daemon_command(self):
+        """qemu-storage-daemon's command line: the block nodes, the export,
+        and a QMP monitor."""
+        export = (f"type=vhost-user-blk,id={self.id}-export,node-name={self.id},"
+                  f"addr.type=unix,addr.path={self.socket},"
+                  f"writable={'off' if self.readonly else 'on'}")
+        if self.block_size:
+            export += f",logical-block-size={self.block_size}"
+        if self.num_queues:
+            export += f",num-queues={self.num_queues}"
+        nodes = ["--blockdev" if arg == "-blockdev" else arg for arg in super().blockdev_args()]
+        return (["qemu-storage-daemon", *nodes, "--export", export,
+                 "--chardev", f"socket,id=monitor,path={self.monitor},server=on,wait=off",
+                 "--monitor", "chardev=monitor"])
+
+    def blockdev_args(self):
+        return ["-chardev", f"socket,id={self.id}-socket,path={self.socket}"]
+
+    def device_props(self):
+        if self.serial:
+            raise ValueError("a vhost-user-blk device has no serial: its back end answers GET_ID")
+        props = {"driver": self.DRIVER, "id": self.id, "chardev": f"{self.id}-socket"}
+        for field, prop in (("num_queues", "num-queues"), ("queue_size", "queue-size"),
+                            ("bus", "bus")):
+            if getattr(self, field) is not None:
+                props[prop] = getattr(self, field)
+        return props
+
+
 def qemu_version():
     out = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
                          text=True, check=True).stdout
@@ -271,10 +331,13 @@ class Guest:
                 disk.bus = f"{disk.id}-port"
         self.cpus, self.memory = cpus, memory
         self.append = append
-        if MODE == "direct":
-            for disk in disks:
-                if isinstance(disk, Disk) and disk.num_queues is None:
+        for disk in disks:
+            if isinstance(disk, (Disk, VhostUserDisk)) and disk.num_queues is None:
+                if MODE == "direct":
                     disk.num_queues = cpus + DIRECT_QUEUES
+                elif isinstance(disk, VhostUserDisk):
+                    # QEMU's default for virtio-blk-pci; the daemon's is one
+                    disk.num_queues = cpus
         self.accel = accel or detect_accel()
         self.boot_timeout = boot_timeout * SLOWDOWN
         self.dir = os.path.join(GUESTS, name)
@@ -283,6 +346,7 @@ class Guest:
         # window the guest marks, into insns.txt (harness/insns.py reads it)
         self.insns = os.path.join(self.dir, "insns.txt") if count_insns else None
         self.proc = self.agent = self.qmp = None
+        self.daemons = {}           # disk id: (process, log, QMP) of its qemu-storage-daemon
         self.boot_seconds = None
         self._buffer = b""
 
@@ -294,8 +358,14 @@ class Guest:
         cpu = "host" if self.accel == "kvm" else "max"
         console = (["-chardev", "stdio,id=console,signal=off"] if self.console_mode == "stdio"
                    else ["-chardev", f"file,id=console,path={self.console}"])
+        machine = f"{self.machine},accel={self.accel}"
+        memory = []
+        if self.daemons_wanted():
+            # a vhost-user back end maps the guest's memory: a shared memfd
+            machine += ",memory-backend=mem"
+            memory = ["-object", f"memory-backend-memfd,id=mem,size={self.memory},share=on"]
         cmd = ["qemu-system-x86_64", "-nodefaults", "-no-user-config", "-display", "none",
-               "-no-reboot", "-machine", f"{self.machine},accel={self.accel}", "-cpu", cpu,
+               "-no-reboot", "-machine", machine, *memory, "-cpu", cpu,
                "-smp", str(self.cpus), "-m", self.memory,
                "-kernel", self.kernel, "-initrd", self.initrd,
                # loglevel=5: warnings (WARN, lockdep, KASAN) reach the console log
@@ -335,6 +405,9 @@ class Guest:
                 with open(disk.image, "wb") as f:
                     f.truncate(disk.size)
         self.sockdir = sockdir or tempfile.mkdtemp(prefix="vblk-")
+        for disk in self.daemons_wanted():
+            disk.socket = os.path.join(self.sockdir, f"{disk.id}.vhost")
+            disk.monitor = os.path.join(self.sockdir, f"{disk.id}.qmp")
         cmd = self.qemu_command(self.sockdir, agent_waits)
         with open(os.path.join(self.dir, "qemu.cmdline"), "w") as f:
             f.write(shlex.join(cmd) + "\n")
@@ -370,8 +443,39 @@ class Guest:
                     f.write(stalled)
             return self
 
+    def daemons_wanted(self):
+        """The disks served by a qemu-storage-daemon of their own."""
+        return [d for d in self.disks.values() if isinstance(d, VhostUserDisk)]
+
+    def _start_daemons(self):
+        """Start each vhost-user disk's daemon (again, after a stalled
+        boot); return once it serves."""
+        self._stop_daemons()
+        for disk in self.daemons_wanted():
+            log = open(os.path.join(self.dir, f"qemu-storage-daemon.{disk.id}.log"), "wb")
+            proc = subprocess.Popen(disk.daemon_command(), stdin=subprocess.DEVNULL, stdout=log,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+            self.daemons[disk.id] = (proc, log, None)
+            try:
+                monitor = QMP(disk.monitor, timeout=30)
+            except (OSError, QMPError) as e:
+                raise GuestError(f"qemu-storage-daemon of {disk.id} did not come up ({e}):\n"
+                                 f"{self._tail(log.name)}")
+            self.daemons[disk.id] = (proc, log, monitor)
+
+    def _stop_daemons(self):
+        for proc, log, monitor in self.daemons.values():
+            if monitor is not None:
+                monitor.close()
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            log.close()
+        self.daemons = {}
+
     def _boot(self):
         cmd = self.prepare()
+        self._start_daemons()
         started = time.monotonic()
         self.stderr = open(os.path.join(self.dir, "qemu.stderr"), "wb")
         stdio = self.console_mode == "stdio"
@@ -463,6 +567,7 @@ class Guest:
         if self.proc is not None and self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
+        self._stop_daemons()
         if self.proc is not None:
             self.stderr.close()
             shutil.rmtree(self.sockdir, ignore_errors=True)
@@ -575,14 +680,25 @@ class Guest:
         """Load virtio_blk with module parameters (e.g. "poll_queues=2").
         direct: give every node virtqueues of its own (set_direct());
         by default, in direct mode."""
+        if "poll_queues" in params and not self.pollable():
+            raise GuestError(f"poll_queues with a vhost-user disk: {VhostUserDisk.__name__}.polled")
         self.output(f"modprobe virtio_blk {params}")
         if direct if direct is not None else MODE == "direct":
             self.set_direct()
 
-    def set_direct(self, node="*", queues=DIRECT_QUEUES, poll_queues=DIRECT_POLL_QUEUES):
+    def pollable(self):
+        """Whether the guest's disks can have polled virtqueues (not with a
+        vhost-user disk: VhostUserDisk.polled)."""
+        return all(getattr(d, "polled", True) for d in self.disks.values())
+
+    def set_direct(self, node="*", queues=DIRECT_QUEUES, poll_queues=None):
         """Give a passthrough node (e.g. "vdbc0"; "*": each) queues
-        virtqueues of its own, poll_queues of them polled (0, 0: back to
-        blk-mq); the driver resets the device to split its virtqueues."""
+        virtqueues of its own, poll_queues of them polled (default
+        DIRECT_POLL_QUEUES, none on a guest with a vhost-user disk; 0, 0:
+        back to blk-mq); the driver resets the device to split its
+        virtqueues."""
+        if poll_queues is None:
+            poll_queues = DIRECT_POLL_QUEUES if self.pollable() else 0
         self.output(f"cd {NODE_CLASS} && for n in {node}; do "
                     f"echo {queues} > $n/direct_queues && "
                     f"echo {poll_queues} > $n/direct_poll_queues || exit 1; done")
@@ -625,8 +741,18 @@ class Guest:
                     "grep -qw flr $f/reset_method && echo flr > $f/reset_method && "
                     "echo 1 > $f/reset")
 
+    def counts(self, disk_id):
+        """Whether blockstats() knows the disk's requests: not those of a
+        vhost-user disk, whose daemon counts none of its export's."""
+        return disk_id not in self.daemons
+
     def blockstats(self, disk_id):
-        """QMP query-blockstats counters of one disk, as QEMU's device saw them."""
+        """QMP query-blockstats counters of one disk, as QEMU's device saw them
+        (a vhost-user disk: as its daemon's block node saw them)."""
+        if not self.counts(disk_id):
+            raise GuestError(f"{disk_id} is a vhost-user disk: qemu-storage-daemon 7.2 counts "
+                             "no request of a vhost-user-blk export (its block backend is "
+                             "anonymous, its nodes keep no statistics)")
         with self._monitor("query-blockstats") as qmp:
             stats = qmp.execute("query-blockstats")
         for entry in stats:

@@ -5,33 +5,41 @@
 #   blktests/  the cases of this project's blktests series (blktests/),
 #              their program built against the guest's liburing, and
 #              guest/blktests/, which runs them as blktests would
+#   liburing/  the test of this project's liburing series (liburing/), built
+#              as liburing builds its tests, against the guest's liburing
+#              (LIBURING_VERSION, with that release's test helpers)
 . "$(dirname "$0")/common.sh"
 
 SUITES=$BUILD/suites
+LIBURING_PREFIX=$BUILD/liburing/prefix
 
-# The files a series adds, written out of its patches into DIR (the series'
-# changes to files of the project itself need the project, and are left).
-series_new_files() {
-	local series=$1 dir=$2 p
+# A new suite directory NAME holding the files that the series in SERIES
+# (a directory of this repository) adds and whose paths match the globs
+# INCLUDE...: written out of the patches, as neither project is there to
+# apply them to (its files the series changes are left out).
+suite_from_series() {
+	local dir=$SUITES/$1 series=$TOP/$2 p
 	shift 2
-	mkdir -p "$dir"
-	for p in $(series_patches "$series"); do
-		git -C "$dir" apply --unsafe-paths "${@/#/--include=}" "$series/$p" ||
-			die "${series#"$TOP"/}/$p: its new files did not apply"
-	done
-}
-
-blktests() {
-	local dir=$SUITES/blktests
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	git -C "$dir" init -q
-	series_new_files "$TOP/blktests" "$dir" 'tests/*' 'src/*.c'
+	for p in $(series_patches "$series"); do
+		git -C "$dir" apply "${@/#/--include=}" "$series/$p" ||
+			die "${series#"$TOP"/}/$p: its new files did not apply"
+	done
 	rm -rf "$dir/.git"
-	cp -a "$TOP/guest/blktests/." "$dir/"
-	gcc -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -static -I"$BUILD/liburing/prefix/include" \
-		-o "$dir/src/vblk-uring-cmd" "$dir/src/vblk-uring-cmd.c" \
-		-L"$BUILD/liburing/prefix/lib" -luring
 }
 
-blktests
+suite_from_series blktests blktests 'tests/*' 'src/*.c'
+cp -a "$TOP/guest/blktests/." "$SUITES/blktests/"
+gcc -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -static -I"$LIBURING_PREFIX/include" \
+	-o "$SUITES/blktests/src/vblk-uring-cmd" "$SUITES/blktests/src/vblk-uring-cmd.c" \
+	-L"$LIBURING_PREFIX/lib" -luring
+
+suite_from_series liburing liburing 'test/*.c'
+# liburing's own flags for its tests: its helpers are not -Wsign-compare clean
+helpers=$BUILD/liburing/liburing-$LIBURING_VERSION/test
+gcc -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare \
+	-static -I"$LIBURING_PREFIX/include" -I"$helpers" \
+	-o "$SUITES/liburing/vblk-passthrough.t" "$SUITES/liburing/test/vblk-passthrough.c" \
+	"$helpers/helpers.c" -L"$LIBURING_PREFIX/lib" -luring

@@ -7,8 +7,25 @@ import re
 
 from harness import workloads
 from harness.vm import NODE_CLASS  # noqa: F401  (the cases take it from here)
+from harness.vm import Disk, VhostUserDisk
 from harness.workloads import io_uring_vblk_result
 from tests.pattern import image_matches
+
+# What a virtio-blk disk's device can be, for the cases that run on each
+# (CONDITIONS = {"device": DEVICES}): QEMU's own virtio-blk, or a
+# vhost-user-blk export of qemu-storage-daemon, another implementation
+# with its own features and no request counters.
+DEVICES = ("virtio-blk", "vhost-user-blk")
+# what a case logs where the second cannot be judged as the first
+NOT_COUNTED = "qemu-storage-daemon counts no requests: the host image is the only oracle"
+
+
+def disk_for(device, **fields):
+    """A disk of that device (DEVICES) with those fields; QEMU's id d0
+    unless they say otherwise, whatever the device."""
+    fields.setdefault("id", "d0")
+    return (VhostUserDisk if device == "vhost-user-blk" else Disk)(**fields)
+
 
 # errno names as vblk-cmd prints them
 OK = "OK"

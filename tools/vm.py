@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 """Boot the guest kernel under QEMU with virtio-blk and NVMe disks and run a command in it.
 
-    tools/vm.py [--disk OPTIONS]... [--nvme OPTIONS]... [--load-vblk PARAMS]
-                [--load-nvme PARAMS] [-- COMMAND...]
+    tools/vm.py [--disk OPTIONS]... [--vhost-user-disk OPTIONS]... [--nvme OPTIONS]...
+                [--load-vblk PARAMS] [--load-nvme PARAMS] [--tools] [-- COMMAND...]
 
 boots a guest (harness/vm.py's Guest), runs COMMAND in it and exits with
 its status, or without a COMMAND gives a shell on the guest's console.  A
 disk's OPTIONS are comma-separated key=value fields of the Disk class, e.g.
 "backend=null,size=1G,iothread=on,num_queues=4"; --nvme adds an NVMe
-controller with one namespace, with the fields of the Nvme class (--help
-lists both, and what QEMU's NVMe cannot do).
+controller with one namespace, with the fields of the Nvme class;
+--vhost-user-disk a virtio-blk disk served by a qemu-storage-daemon of its
+own (the VhostUserDisk class: --help lists all three, and what QEMU's NVMe
+cannot do).  --tools mounts the tool tree (bash, python3, the other
+projects' tests) at /opt/tools.
 """
 
 import argparse
@@ -20,7 +23,8 @@ import shlex
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from harness.vm import INITRD, KERNEL, VARIANT, Disk, Guest, Nvme  # noqa: E402
+from harness.vm import (INITRD, KERNEL, VARIANT, Disk, Guest, Nvme,  # noqa: E402
+                        VhostUserDisk)
 
 
 BOOLEANS = {"on": True, "1": True, "true": True, "yes": True,
@@ -63,7 +67,8 @@ def device_options(kind):
 
 
 def parse_device(kind, spec, index):
-    """A Disk or Nvme from "key=value,key=value"; ValueError says what is wrong."""
+    """A Disk, VhostUserDisk or Nvme from "key=value,key=value"; ValueError
+    says what is wrong."""
     device = kind()
     device.id = f"{device.id[0]}{index}"
     options = device_options(kind)
@@ -81,7 +86,7 @@ def parse_device(kind, spec, index):
 
 def device_help():
     text = []
-    for kind in (Disk, Nvme):
+    for kind in (Disk, VhostUserDisk, Nvme):
         lines = [f"  {name:15s} {help}" for name, (_, help) in device_options(kind).items()]
         text.append(f"--{kind.FLAG} takes comma-separated options (booleans: on/off, and a bare "
                     "name is on):\n" + "\n".join(lines))
@@ -95,11 +100,16 @@ def main():
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--disk", action="append", default=[], metavar="OPTIONS",
                         help="a virtio-blk disk, e.g. size=1G,num_queues=4 (repeatable)")
+    parser.add_argument("--vhost-user-disk", action="append", default=[], metavar="OPTIONS",
+                        help="a virtio-blk disk served by qemu-storage-daemon over vhost-user, "
+                             "e.g. size=1G,num_queues=4 (repeatable)")
     parser.add_argument("--nvme", action="append", default=[], metavar="OPTIONS",
                         help="an NVMe controller with one namespace, e.g. backend=null,size=1G "
                              "(repeatable)")
     parser.add_argument("--load-vblk", metavar="PARAMS", help="load virtio_blk with these parameters")
     parser.add_argument("--load-nvme", metavar="PARAMS", help="load nvme with these parameters")
+    parser.add_argument("--tools", action="store_true",
+                        help="mount the tool tree (make guest) at /opt/tools")
     parser.add_argument("--cpus", type=int, default=2, help="vCPUs [2]")
     parser.add_argument("--memory", default="512M", help="guest memory [512M]")
     parser.add_argument("--machine", choices=("pc", "q35"), default="pc",
@@ -126,6 +136,8 @@ def main():
                   dict(os.environ, VARIANT="debug"))
     try:
         disks = [parse_device(Disk, spec, i) for i, spec in enumerate(args.disk)]
+        disks += [parse_device(VhostUserDisk, spec, i)
+                  for i, spec in enumerate(args.vhost_user_disk)]
         disks += [parse_device(Nvme, spec, i) for i, spec in enumerate(args.nvme)]
     except ValueError as e:
         parser.error(str(e))
@@ -134,7 +146,7 @@ def main():
         "follow" if args.verbose else "file"
     guest = Guest(args.name, disks, cpus=args.cpus, memory=args.memory, append=args.append,
                   machine=args.machine, kernel=args.kernel or KERNEL,
-                  initrd=args.initrd or INITRD, console=console,
+                  initrd=args.initrd or INITRD, console=console, tools=args.tools,
                   qemu_args=[a for text in args.qemu for a in shlex.split(text)])
     if args.show_command:
         print(shlex.join(guest.prepare(sockdir=guest.dir, agent_waits=False)))

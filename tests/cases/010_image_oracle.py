@@ -1,20 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0
 """Data written through /dev/vda (io_uring, O_DIRECT) is in the host's image
 at the right offset and nowhere else; data the host puts in the image is what
-the guest reads back; and a wrong pattern is reported as a mismatch."""
+the guest reads back; and a wrong pattern is reported as a mismatch.  On
+QEMU's virtio-blk and on a vhost-user-blk disk served by qemu-storage-daemon."""
 
-from harness.vm import Disk
+from tests.helpers import DEVICES, disk_for
 from tests.pattern import image_matches, write_image
 
 DESCRIPTION = "/dev/vda's data is the host image's, at the right offsets"
 QUICK = True
-CONDITIONS = {"block_size": (512, 4096)}
+CONDITIONS = {"device": DEVICES, "block_size": (512, 4096)}
 
 MiB = 1 << 20
 
 
 def test(t, cond):
-    disk = Disk(size=64 * MiB, block_size=cond["block_size"])
+    disk = disk_for(cond["device"], size=64 * MiB, block_size=cond["block_size"])
     g = t.guest([disk])
 
     g.output(f"vblk-io write /dev/vda {MiB} {64 * 1024} 11")

@@ -6,15 +6,17 @@ registered buffers) and SQPOLL. Data is checked across the guest boundary
 with fio on the host, on the image file with its psync engine: what the host
 writes the guest's engine verifies (verify_only), and stops verifying once
 the host corrupts a few bytes of one block, naming that block; what the
-guest's engine writes the host's fio verifies in the image."""
+guest's engine writes the host's fio verifies in the image.  On QEMU's
+virtio-blk and on a vhost-user-blk disk served by qemu-storage-daemon."""
 
 import re
 
-from harness.vm import Disk
+from tests.helpers import DEVICES, disk_for
 from tests.fiojob import ENGINE, HOST_FIO, NODE, VERIFY, MiB, errors, expect_clean, guest_fio, host_fio
 from tests.fiojob import requires  # noqa: F401  (the runner calls it)
 
 DESCRIPTION = "fio cmd_type=vblk writes what it and the host's fio verify"
+CONDITIONS = {"device": DEVICES}
 
 # (name, job): write then verify, each a few MiB (TCG: a few thousand IOPS)
 MATRIX = [
@@ -40,11 +42,15 @@ CORRUPT = PLANTED_START + 123 * 4096 + 1000      # a few bytes inside one block
 GUEST_WRITTEN = "--name=guestw --rw=randwrite --bs=16k --offset=48M --size=4M --randseed=77"
 
 
-def test(t):
-    disk = Disk(size=64 * MiB)
-    g = t.guest([disk], vblk="poll_queues=1")
-    t.expect_equal(g.output("cat /sys/block/vda/queue/io_poll").strip(), "1",
-                   "io_poll with poll_queues=1")
+def test(t, cond):
+    disk = disk_for(cond["device"], size=64 * MiB)
+    polled = getattr(disk, "polled", True)
+    g = t.guest([disk], vblk="poll_queues=1" if polled else "")
+    t.expect_equal(g.output("cat /sys/block/vda/queue/io_poll").strip(), "1" if polled else "0",
+                   "io_poll")
+    if not polled:
+        t.log("vhost-user-blk: no poll queues (VhostUserDisk.polled): --hipri polls "
+              "interrupt queues")
     host_version = t.host(HOST_FIO, "--version").strip()
     t.expect_equal(g.output("fio --version").strip(), host_version,
                    "guest fio version (verify data is shared with the host's)")
