@@ -266,6 +266,7 @@ class VhostUserDisk(Backend):
     # its nodes no polled queue.  IOPOLL rings on the node still work,
     # polling interrupt queues.
     polled = False
+    GET_ID = "vhost_user_blk"   # what the daemon answers, whatever the disk
     discard = True              # the export unmaps what the guest discards
     socket = None               # set by Guest: the export's vhost-user socket
     monitor = None              # set by Guest: the daemon's QMP socket

@@ -12,7 +12,7 @@ QUICK = True
 ONCE = True
 
 # Not sources: the series (patches and their metadata), results, prose
-SKIP_PREFIXES = ("patches/", "fio-engine/", "results/")
+SKIP_PREFIXES = ("patches/", "fio-engine/", "blktests/", "liburing/", "results/")
 SKIP_SUFFIXES = (".md", ".txt", ".json", ".png", ".dat")
 SKIP_FILES = ("LICENSE",)
 
