@@ -8,9 +8,12 @@
 #   liburing/  the test of this project's liburing series (liburing/), built
 #              as liburing builds its tests, against the guest's liburing
 #              (LIBURING_VERSION, with that release's test helpers)
+#   fio-t/     the guest's fio's t/ test of cmd_type=vblk (fio-engine/, in
+#              build/fio) with the fio test library it imports
 . "$(dirname "$0")/common.sh"
 
 SUITES=$BUILD/suites
+rm -rf "$SUITES/fio-t"
 LIBURING_PREFIX=$BUILD/liburing/prefix
 
 # A new suite directory NAME holding the files that the series in SERIES
@@ -43,3 +46,6 @@ gcc -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-c
 	-static -I"$LIBURING_PREFIX/include" -I"$helpers" \
 	-o "$SUITES/liburing/vblk-passthrough.t" "$SUITES/liburing/test/vblk-passthrough.c" \
 	"$helpers/helpers.c" -L"$LIBURING_PREFIX/lib" -luring
+
+mkdir -p "$SUITES/fio-t"
+cp "$FIO_SRC"/t/{fiotestlib.py,fiotestcommon.py,vblk_uring_cmd.py} "$SUITES/fio-t/"
