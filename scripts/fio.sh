@@ -34,17 +34,9 @@ unpack_release() {
 }
 
 unpack_master() {
-	local tmp=$BUILD/fio-master.tmp rev
 	[ -n "${FIO_MASTER:-}" ] ||
 		die "make fio-master needs FIO_MASTER=<a git repository of fio> (and FIO_MASTER_REV=<commit>, default HEAD)"
-	rev=$(git -C "$FIO_MASTER" rev-parse --verify "${FIO_MASTER_REV:-HEAD}^{commit}") ||
-		die "no commit ${FIO_MASTER_REV:-HEAD} in $FIO_MASTER"
-	note "importing fio $rev from $FIO_MASTER into ${FIO_MASTER_SRC#"$TOP"/}"
-	rm -rf "$tmp"
-	mkdir -p "$tmp"
-	git -C "$FIO_MASTER" archive "$rev" | tar -xf - -C "$tmp"
-	series_init_base "$tmp" "$FIO_BASE_TAG" \
-		"fio master $rev ($(git -C "$FIO_MASTER" describe --tags "$rev"))" "$FIO_MASTER_SRC"
+	series_init_from_git "$FIO_MASTER" "${FIO_MASTER_REV:-HEAD}" "$FIO_BASE_TAG" fio "$FIO_MASTER_SRC"
 }
 
 case "${1:-release}" in

@@ -180,8 +180,11 @@ esac
 
 rm -rf "$out"
 mkdir -p "$out"
-git -C "$tree" format-patch -q "${prefix[@]}" --cover-letter --no-signature --thread=shallow \
+# a series without cover-letter.txt (a single patch) is mailed without one
+cover=()
+[ ! -f "$dir/cover-letter.txt" ] || cover=(--cover-letter)
+git -C "$tree" format-patch -q "${prefix[@]}" "${cover[@]}" --no-signature --thread=shallow \
 	"${args[@]}" -o "$out" "$base..HEAD"
-fill_cover "$out"/*0000-cover-letter.patch "$dir/cover-letter.txt"
+[ ${#cover[@]} -eq 0 ] || fill_cover "$out"/*0000-cover-letter.patch "$dir/cover-letter.txt"
 sign_as "$out" "$(git -C "$tree" log -1 --format='%an <%ae>' "$base..HEAD")" "$from"
 note "$(ls "$out" | wc -l) files in ${out#"$TOP"/} (cover letter included)"

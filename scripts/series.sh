@@ -26,6 +26,20 @@ series_init_base() {
 	mv "$src" "$tree"
 }
 
+# Make TREE the commit REV of the git repository REPO (its files, not its
+# history) as series_init_base() does; the base commit says "NAME master
+# <commit> (<describe>)".
+series_init_from_git() {
+	local repo=$1 rev=$2 tag=$3 name=$4 tree=$5 tmp=$5.tmp commit
+	commit=$(git -C "$repo" rev-parse --verify "$rev^{commit}") || die "no commit $rev in $repo"
+	note "importing $name $commit from $repo into ${tree#"$TOP"/}"
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	git -C "$repo" archive "$commit" | tar -xf - -C "$tmp"
+	series_init_base "$tmp" "$tag" \
+		"$name master $commit ($(git -C "$repo" describe --tags --always "$commit"))" "$tree"
+}
+
 # The submissions of DIR in order, "." when DIR is one series.
 series_parts() {
 	local f

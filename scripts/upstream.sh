@@ -23,14 +23,7 @@ tree=$BUILD/$name-master
 series=$TOP/$name
 
 unpack() {
-	local tmp=$BUILD/$name-master.tmp rev
-	rev=$(git -C "$repo" rev-parse --verify "$rev_wanted^{commit}") ||
-		die "no commit $rev_wanted in $repo"
-	note "importing $name $rev from $repo into ${tree#"$TOP"/}"
-	rm -rf "$tmp"
-	mkdir -p "$tmp"
-	git -C "$repo" archive "$rev" | tar -xf - -C "$tmp"
-	series_init_base "$tmp" "$UPSTREAM_BASE_TAG" "$name master $rev" "$tree"
+	series_init_from_git "$repo" "$rev_wanted" "$UPSTREAM_BASE_TAG" "$name" "$tree"
 }
 
 series_tree "$tree" "$UPSTREAM_BASE_TAG" "$series" "make $name-master-export" unpack
