@@ -140,6 +140,7 @@ class Backend:
     DRIVER = None               # QEMU's device
     iothread = False            # the device runs in QEMU's I/O thread
     discard = None              # the back end unmaps what the guest discards
+    polled = True               # the device can serve polled virtqueues
 
     def blockdev_args(self):
         ro = "on" if self.readonly else "off"
@@ -248,8 +249,9 @@ class VhostUserDisk(Backend):
     sees another implementation of the device: the daemon offers its own
     features (no serial: GET_ID answers "vhost_user_blk"; discard and
     write zeroes always), queue count and sizes; QEMU knows no block back
-    end of it, so blockstats() asks the daemon, which counts per block node.
-    The guest's memory is a shared memfd (vhost-user maps it)."""
+    end of it, and the daemon counts none of its export's requests:
+    blockstats() has nothing to give (Guest.counts() says so).  The
+    guest's memory is a shared memfd (vhost-user maps it)."""
 
     id: str = option("v0", "QEMU's id of the device (v0, v1... by position)")
     num_queues: int = option(None, "virtqueues (unset: QEMU's default)", "num-queues")
@@ -682,7 +684,8 @@ class Guest:
         direct: give every node virtqueues of its own (set_direct());
         by default, in direct mode."""
         if "poll_queues" in params and not self.pollable():
-            raise GuestError(f"poll_queues with a vhost-user disk: {VhostUserDisk.__name__}.polled")
+            raise GuestError("poll_queues: a vhost-user disk cannot have polled virtqueues "
+                             "(VhostUserDisk.polled)")
         self.output(f"modprobe virtio_blk {params}")
         if direct if direct is not None else MODE == "direct":
             self.set_direct()
@@ -690,7 +693,7 @@ class Guest:
     def pollable(self):
         """Whether the guest's disks can have polled virtqueues (not with a
         vhost-user disk: VhostUserDisk.polled)."""
-        return all(getattr(d, "polled", True) for d in self.disks.values())
+        return all(d.polled for d in self.disks.values())
 
     def set_direct(self, node="*", queues=DIRECT_QUEUES, poll_queues=None):
         """Give a passthrough node (e.g. "vdbc0"; "*": each) queues
@@ -749,7 +752,7 @@ class Guest:
 
     def blockstats(self, disk_id):
         """QMP query-blockstats counters of one disk, as QEMU's device saw them
-        (a vhost-user disk: as its daemon's block node saw them)."""
+        (none for a vhost-user disk: see counts())."""
         if not self.counts(disk_id):
             raise GuestError(f"{disk_id} is a vhost-user disk: qemu-storage-daemon 7.2 counts "
                              "no request of a vhost-user-blk export (its block backend is "

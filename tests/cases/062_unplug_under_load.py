@@ -29,7 +29,7 @@ def minor(g):
 
 def test(t, cond):
     disk = disk_for(cond["device"], id="d1", backend="null", size=1 << 30)
-    polled_ok = getattr(disk, "polled", True)
+    polled_ok = disk.polled
     modes = [m for m in MODES if polled_ok or not m[0]]
     g = t.guest([Disk(id="d0", size=16 << 20), disk], vblk="poll_queues=1" if polled_ok else "")
     first = minor(g)

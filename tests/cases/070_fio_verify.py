@@ -44,7 +44,7 @@ GUEST_WRITTEN = "--name=guestw --rw=randwrite --bs=16k --offset=48M --size=4M --
 
 def test(t, cond):
     disk = disk_for(cond["device"], size=64 * MiB)
-    polled = getattr(disk, "polled", True)
+    polled = disk.polled
     g = t.guest([disk], vblk="poll_queues=1" if polled else "")
     t.expect_equal(g.output("cat /sys/block/vda/queue/io_poll").strip(), "1" if polled else "0",
                    "io_poll")
