@@ -767,6 +767,15 @@ class Guest:
                 return entry["stats"]
         raise GuestError(f"query-blockstats knows no disk {disk_id}")
 
+    def counters(self, disk_id, names):
+        """The blockstats() counters of those names of one disk, as a dict, or
+        None for a disk whose requests nothing counts (see counts()): the
+        cases then keep the host's image as their only oracle."""
+        if not self.counts(disk_id):
+            return None
+        stats = self.blockstats(disk_id)
+        return {name: stats[name] for name in names}
+
 
 _accel = None
 

@@ -12,7 +12,7 @@ import re
 
 from harness.vm import BUILD
 from harness.workloads import fio_result
-from tests.helpers import NOT_COUNTED
+from tests.helpers import NOT_COUNTED, moved
 
 MiB = 1 << 20
 HOST_FIO = os.path.join(BUILD, "fio", "fio")
@@ -34,13 +34,11 @@ def guest_fio(t, g, job, counters=("wr_bytes", "rd_bytes")):
     """Run fio in the guest; return (exit status, its output, how QEMU's
     device counters moved: by default (bytes written, bytes read); None
     for a device nothing counts)."""
-    counted = g.counts("d0")
-    before = g.blockstats("d0") if counted else None
+    before = g.counters("d0", counters)
     status, out = g.run(f"fio {job}", timeout=300, check=False)
-    after = g.blockstats("d0") if counted else None
+    delta = moved(before, g.counters("d0", counters))
     t.log(f"guest: fio {job}\n-> {status}\n{out}")
-    moved = tuple(after[k] - before[k] for k in counters) if counted else None
-    return status, out, moved
+    return status, out, None if delta is None else tuple(delta[k] for k in counters)
 
 
 def fio_json(t, out):

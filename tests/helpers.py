@@ -20,6 +20,12 @@ DEVICES = ("virtio-blk", "vhost-user-blk")
 NOT_COUNTED = "qemu-storage-daemon counts no requests: the host image is the only oracle"
 
 
+def moved(before, after):
+    """How counters (Guest.counters()) moved from before to after: a dict,
+    or None where nothing counts the disk's requests."""
+    return None if before is None else {k: after[k] - before[k] for k in before}
+
+
 def disk_for(device, **fields):
     """A disk of that device (DEVICES) with those fields; QEMU's id d0
     unless they say otherwise, whatever the device."""

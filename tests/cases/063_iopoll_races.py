@@ -11,15 +11,15 @@ kernel must not complain (a poller that touches a request after its
 completion freed it trips KASAN on the debug kernel, or dereferences a
 recycled request's NULL hctx on either).
 
-Then 50 times each: a load with SQPOLL and IOPOLL together is killed with
-SIGKILL a fraction of a second after it starts, and the whole process (its
-SQPOLL thread included) must be gone within 10 s: on the node with a poll
-queue, on the block device, and on the node without poll queues
-(virtio_blk reloaded with poll_queues=0), where every command completes by
-interrupt and so through task work.  Without the io_uring/cancel fix the
-last of these leaves a zombie behind a spinning SQPOLL thread on the first
-kill; the iopoll that polled a freed request oopses in the first part
-within seconds."""
+Then 50 times each (20 on the debug kernel): a load with SQPOLL and IOPOLL
+together is killed with SIGKILL a fraction of a second after it starts,
+and the whole process (its SQPOLL thread included) must be gone within 10
+s: on the node with a poll queue, on the block device, and on the node
+without poll queues (virtio_blk reloaded with poll_queues=0), where every
+command completes by interrupt and so through task work.  Without the
+io_uring/cancel fix the last of these leaves a zombie behind a spinning
+SQPOLL thread on the first kill; the iopoll that polled a freed request
+oopses in the first part within seconds."""
 
 from harness.vm import Disk
 from harness.workloads import io_uring_vblk

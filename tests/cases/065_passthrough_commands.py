@@ -15,7 +15,7 @@ the disk without those features is QEMU's in both."""
 
 from harness.vm import Disk, VhostUserDisk
 from tests.helpers import (DEVICES, NOT_COUNTED, OK, T_DISCARD, T_FLUSH, T_GET_ID, T_SECURE_ERASE,
-                     T_WRITE_ZEROES, disk_for, image_has_data, vblk_cmd, vblk_output)
+                           T_WRITE_ZEROES, disk_for, image_has_data, moved, vblk_cmd, vblk_output)
 from tests.pattern import image_matches, write_image
 
 DESCRIPTION = "FLUSH, GET_ID, WRITE_ZEROES, DISCARD, SECURE_ERASE"
@@ -38,19 +38,6 @@ def zeros_through_block_device(g, offset, length):
     return out.strip() == "0"
 
 
-def counters(g, disk_id, names):
-    """The disk's QMP counters of those names, or None where nothing counts
-    its requests (a vhost-user disk)."""
-    if not g.counts(disk_id):
-        return None
-    stats = g.blockstats(disk_id)
-    return {name: stats[name] for name in names}
-
-
-def moved(before, after):
-    return None if before is None else {k: after[k] - before[k] for k in before}
-
-
 def test(t, cond):
     if cond["device"] == "vhost-user-blk":
         d0, want_id = VhostUserDisk(id="d0", size=64 * MiB), VhostUserDisk.GET_ID
@@ -64,11 +51,11 @@ def test(t, cond):
 
     # FLUSH: after writes, one device flush per command, from any open node
     t.expect_equal(vblk_cmd(g, "-w -k 41 -l 65536")[0], OK, "write before the flush")
-    flushes = counters(g, "d0", ("flush_operations",))
+    flushes = g.counters("d0", ("flush_operations",))
     for mode in ("rw", "r", "w"):
         t.expect_equal(vblk_cmd(g, f"-t {T_FLUSH} {NO_DATA} -O {mode}")[0], OK, f"flush, -O {mode}")
     if flushes is not None:
-        t.expect_equal(moved(flushes, counters(g, "d0", flushes)), {"flush_operations": 3},
+        t.expect_equal(moved(flushes, g.counters("d0", flushes)), {"flush_operations": 3},
                        "flushes the device saw")
     t.expect(image_matches(d0.image, 41, 0, 65536), "the flushed write is not in the image")
     t.expect_equal(vblk_cmd(g, f"-t {T_FLUSH} -l 4096")[0], "EINVAL", "flush with data")
@@ -92,10 +79,10 @@ def test(t, cond):
     # WRITE_ZEROES without unmap: zeros in the middle of planted data
     base, hole = 1 * MiB, 1 * MiB + 64 * KiB
     write_image(d0.image, 42, base, 256 * KiB)
-    writes = counters(g, "d0", ("wr_operations",))
+    writes = g.counters("d0", ("wr_operations",))
     t.expect_equal(vblk_cmd(g, f"-t {T_WRITE_ZEROES} -R {sectors(hole)}:256")[0], OK, "write zeroes")
     if writes is not None:
-        t.expect_equal(moved(writes, counters(g, "d0", writes)), {"wr_operations": 1},
+        t.expect_equal(moved(writes, g.counters("d0", writes)), {"wr_operations": 1},
                        "write zeroes the device saw")
     t.expect_equal(vblk_output(g, f"-s {sectors(hole)} -l {128 * KiB} -Z").get("zero"), "yes",
                    "zeros read back through the node")
@@ -123,10 +110,10 @@ def test(t, cond):
     # blockstats, so the image's holes are the oracle)
     base = 8 * MiB
     write_image(d0.image, 44, base, 256 * KiB)
-    writes = counters(g, "d0", ("wr_operations",))
+    writes = g.counters("d0", ("wr_operations",))
     t.expect_equal(vblk_cmd(g, f"-t {T_DISCARD} -R {sectors(base + 64 * KiB)}:256")[0], OK, "discard")
     if writes is not None:
-        t.expect_equal(counters(g, "d0", writes), writes, "a discard counted as a write")
+        t.expect_equal(g.counters("d0", writes), writes, "a discard counted as a write")
     t.expect(not image_has_data(d0.image, base + 64 * KiB, 128 * KiB), "no hole where discarded")
     t.expect(image_matches(d0.image, 44, base, 64 * KiB) and
              image_matches(d0.image, 44, base + 192 * KiB, 64 * KiB), "discard's neighbours changed")
@@ -164,7 +151,7 @@ def test(t, cond):
         ("ranges at an unmapped address", f"-t {T_DISCARD} -R {at}:8 -a 0x1000", "/dev/vdac0", "EFAULT"),
     ]
     names = ("wr_operations", "flush_operations")
-    before = {d: counters(g, d, names) for d in ("d0", "d1")}
+    before = {d: g.counters(d, names) for d in ("d0", "d1")}
     failures = []
     for what, args, node, want in refused:
         got = vblk_cmd(g, args, node=node)[0]
@@ -172,7 +159,7 @@ def test(t, cond):
         if got != want:
             failures.append(f"{what}: got {got}, expected {want}")
     t.expect(not failures, "\n".join(failures))
-    after = {d: counters(g, d, names) for d in ("d0", "d1")}
+    after = {d: g.counters(d, names) for d in ("d0", "d1")}
     t.expect_equal(after, before, "counters after the refusals")
     t.expect(image_matches(d0.image, 46, 16 * MiB, 64 * KiB) and image_matches(d1.image, 47, 0, 64 * KiB),
              "a refused command changed an image")
