@@ -228,9 +228,9 @@ prerequisites() {
 # make mail, as make check runs it: a sender that is not the authors, and
 # no refusal of an address that cannot be written to (the mail is never
 # sent).  Then: a reserved address is refused; every From and
-# Signed-off-by names the sender; each submission applies with git am to
-# the base and its prerequisites() alone; all of
-# them in order give the tree that was tested.
+# Signed-off-by names the sender, and nothing names the authors; each
+# submission applies with git am to the base and its prerequisites()
+# alone; all of them in order give the tree that was tested.
 mail() {
 	local wt=$BUILD/mail-check log=$LOGS/check-mail.log part dep parts sender="Mail Check <mail-check@example.org>"
 	: >"$log"
@@ -243,6 +243,8 @@ mail() {
 	! grep -l -e "^From: " -e "^Signed-off-by: " -r "$BUILD/mail" |
 		xargs grep -h -e "^From: " -e "^Signed-off-by: " | grep -vF -e "$sender" ||
 		die "make mail left an author other than the sender in From or Signed-off-by"
+	! grep -rlF "$(ktree_git log -1 --format=%an)" "$BUILD/mail" ||
+		die "make mail left the authors' name in the mail above (a shortlog, a Copyright line)"
 	parts=$(ls "$BUILD/mail")
 	worktree "$wt"
 	for part in $parts; do

@@ -71,11 +71,12 @@ sender() {
 	echo "$name <$email>"
 }
 
-# The mail in $1 from the sender $3: From and Signed-off-by name it where
+# The mail in $1 from the sender $3: From, Signed-off-by, the Copyright
+# lines of the files it adds and a cover letter's shortlog name it where
 # they named the author $2.
 sign_as() {
 	FROM="$3" IDENT="$2" python3 - "$1"/*.patch <<'PY'
-import os, sys
+import os, re, sys
 ident, sender = os.environ["IDENT"], os.environ["FROM"]
 for path in sys.argv[1:]:
     text = open(path).read()
@@ -85,7 +86,13 @@ for path in sys.argv[1:]:
         if line.startswith((" ", "\t")) and out and out[-1].startswith("From: "):
             continue        # the folded rest of the author's From:
         out.append(f"From: {sender}" if line.startswith("From: ") else line)
-    text = "\n".join(out) + sep + body.replace(f"Signed-off-by: {ident}", f"Signed-off-by: {sender}")
+    body = body.replace(f"Signed-off-by: {ident}", f"Signed-off-by: {sender}")
+    name, sender_name = ident.split(" <")[0], sender.split(" <")[0]
+    body = "\n".join(line.replace(name, sender_name)
+                     if (line.startswith("+") and "Copyright" in line)
+                     or re.fullmatch(re.escape(name) + r" \(\d+\):", line)
+                     else line for line in body.split("\n"))
+    text = "\n".join(out) + sep + body
     open(path, "w").write(text)
 PY
 }
