@@ -313,10 +313,14 @@ class Guest:
 
     def __init__(self, name, disks=(), cpus=2, memory="512M", append="",
                  accel=None, boot_timeout=120, count_insns=False, machine="pc",
-                 kernel=KERNEL, initrd=INITRD, qemu_args=(), console="file", tools=False):
+                 kernel=KERNEL, initrd=INITRD, qemu_args=(), console="file", tools=False,
+                 hotplug=False):
         """console: "file" (console.log), "follow" (console.log, copied to
         stderr as it grows) or "stdio" (the terminal: see shell()); tools:
-        the tool tree at TOOLS_DIR (a virtio-9p device, which is no disk)."""
+        the tool tree at TOOLS_DIR (a virtio-9p device, which is no disk);
+        hotplug: the pc machine's ACPI PCI hotplug, which unplug() and plug()
+        need; without it the guest's ACPI tables lose the hotplug slots'
+        methods, which the debug kernel takes 3 s of each boot to interpret."""
         self.name = name
         self.tools = PATHS["TOOLS"] if tools else None
         self.kernel, self.initrd, self.qemu_args = kernel, initrd, list(qemu_args)
@@ -329,6 +333,7 @@ class Guest:
         if machine not in ("pc", "q35"):
             raise ValueError(f"unknown machine {machine!r}")
         self.machine = machine
+        self.hotplug = hotplug
         if machine == "q35":
             for disk in disks:
                 disk.bus = f"{disk.id}-port"
@@ -379,6 +384,9 @@ class Guest:
                            f"wait={'on' if agent_waits else 'off'}",
                "-serial", "chardev:agent",
                "-qmp", f"unix:{sockdir}/qmp,server=on,wait=off"]
+        if self.machine == "pc" and not self.hotplug:
+            cmd += ["-global", "PIIX4_PM.acpi-root-pci-hotplug=off",
+                    "-global", "PIIX4_PM.acpi-pci-hotplug-with-bridge-support=off"]
         if self.insns:
             if self.accel != "tcg":
                 raise GuestError("counting instructions needs TCG")
@@ -718,8 +726,13 @@ class Guest:
         except QMPClosed:
             raise self._failure(GuestDied, what) from None
 
+    def _need_hotplug(self):
+        if self.machine == "pc" and not self.hotplug:
+            raise GuestError(f"{self.name} has no PCI hotplug: boot it with hotplug=True")
+
     def unplug(self, disk_id, timeout=60):
         """Hot-unplug a disk (QMP device_del) and wait until the guest let it go."""
+        self._need_hotplug()
         with self._monitor(f"the unplug of {disk_id}") as qmp:
             qmp.execute("device_del", {"id": disk_id})
             qmp.wait_event("DEVICE_DELETED", timeout,
@@ -728,6 +741,7 @@ class Guest:
     def plug(self, disk_id):
         """Hot-plug a disk unplugged before (its back end is still there);
         in direct mode, wait for its node and give it queues of its own."""
+        self._need_hotplug()
         with self._monitor(f"the plug of {disk_id}") as qmp:
             qmp.execute("device_add", self.disks[disk_id].device_props())
         if MODE != "direct":

@@ -8,8 +8,9 @@
 #   liburing/  the test of this project's liburing series (liburing/), built
 #              as liburing builds its tests, against the guest's liburing
 #              (LIBURING_VERSION, with that release's test helpers)
-#   fio-t/     the guest's fio's t/ test of cmd_type=vblk (fio-engine/, in
-#              build/fio) with the fio test library it imports
+#   fio-t/     the guest's fio's t/ test of io_uring_cmd (t/nvmept.py in
+#              fio 3.41, which the port gives cmd_type=vblk: build/fio)
+#              with the fio test library it imports
 . "$(dirname "$0")/common.sh"
 
 SUITES=$BUILD/suites
@@ -51,4 +52,4 @@ gcc -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-c
 	"$helpers/helpers.c" -L"$LIBURING_PREFIX/lib" -luring
 
 mkdir -p "$SUITES/fio-t"
-cp "$FIO_SRC"/t/{fiotestlib.py,fiotestcommon.py,vblk_uring_cmd.py} "$SUITES/fio-t/"
+cp "$FIO_SRC"/t/{fiotestlib.py,fiotestcommon.py,nvmept.py} "$SUITES/fio-t/"

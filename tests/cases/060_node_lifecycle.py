@@ -24,7 +24,7 @@ def nodes(g):
 
 
 def test(t):
-    g = t.guest([Disk(id="d0", size=16 * MiB), Disk(id="d1", size=16 * MiB)])
+    g = t.guest([Disk(id="d0", size=16 * MiB), Disk(id="d1", size=16 * MiB)], hotplug=True)
     first = nodes(g)
     t.expect_equal(sorted(first), ["vdac0", "vdbc0"], "nodes of two disks")
     t.expect(first["vdac0"] != first["vdbc0"], "two nodes share a minor")

@@ -31,7 +31,8 @@ def test(t, cond):
     disk = disk_for(cond["device"], id="d1", backend="null", size=1 << 30)
     polled_ok = disk.polled
     modes = [m for m in MODES if polled_ok or not m[0]]
-    g = t.guest([Disk(id="d0", size=16 << 20), disk], vblk="poll_queues=1" if polled_ok else "")
+    g = t.guest([Disk(id="d0", size=16 << 20), disk], vblk="poll_queues=1" if polled_ok else "",
+                hotplug=True)
     first = minor(g)
     for cycle in range(CYCLES[cond["device"]]):
         polled, fixed = modes[cycle % len(modes)]

@@ -35,7 +35,8 @@ LOADS = {
 
 def test(t):
     g = t.guest([Disk(id="d0", size=16 << 20),
-                 Disk(id="d1", backend="null", size=1 << 30)], vblk="poll_queues=1")
+                 Disk(id="d1", backend="null", size=1 << 30)], vblk="poll_queues=1",
+                hotplug=True)
 
     loads_under_switches(t, g, LOADS, "vdb")
 

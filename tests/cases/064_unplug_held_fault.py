@@ -23,7 +23,8 @@ UNPLUG_S = 30
 
 def test(t):
     g = t.guest([Disk(id="d0", size=16 << 20),
-                 Disk(id="d1", size=16 << 20, discard=True, write_zeroes=True)])
+                 Disk(id="d1", size=16 << 20, discard=True, write_zeroes=True)],
+                hotplug=True)
     for i, command in enumerate(COMMANDS):
         if i:
             g.plug("d1")

@@ -66,7 +66,7 @@ HEAD_LOADS = {
 
 
 def test(t):
-    g = t.guest([Nvme(backend="null", size=1 << 30)], vblk=None)
+    g = t.guest([Nvme(backend="null", size=1 << 30)], vblk=None, hotplug=True)
     g.load_nvme("poll_queues=1")
     loads_under_switches(t, g, LOADS, "nvme0n1")
 
@@ -87,7 +87,7 @@ def test(t):
 
     unplug_under_loads(t, g, UNPLUG_LOADS, "nvme0n1", "n0")
 
-    g = t.guest([Nvme(backend="null", size=1 << 30)], vblk=None)
+    g = t.guest([Nvme(backend="null", size=1 << 30)], vblk=None, hotplug=True)
     g.output("modprobe nvme_core multipath_always_on=1")
     g.load_nvme("poll_queues=1")
     paths = g.output("ls -d /sys/block/nvme0c*n1 2>/dev/null; true").split()

@@ -72,7 +72,7 @@ def test(t):
         t.expect("Kernel panic" in str(e), f"the report lacks the panic: {e}")
 
     # QEMU gone under a QMP call: the same report, not a bare socket error
-    g = t.guest([vm.Disk(id="d0", size=1 << 20)], vblk=None)
+    g = t.guest([vm.Disk(id="d0", size=1 << 20)], vblk=None, hotplug=True)
     g.output("(sleep 0.5; echo c > /proc/sysrq-trigger) > /dev/null 2>&1 &")
     g.proc.wait(timeout=60 * vm.SLOWDOWN)
     try:
