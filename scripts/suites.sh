@@ -43,7 +43,7 @@ gcc -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -static -I"$LIBURING_PREFIX/inclu
 suite_from_series liburing liburing 'test/*.c'
 # liburing's own flags for its tests: its helpers are not -Wsign-compare clean.
 # The guest kernel's UAPI has the header liburing's configure looks for
-# (CONFIG_HAVE_VBLK_URING): without it the test builds to a skip.
+# (CONFIG_HAVE_VBLK_URING): the test uses it rather than its own copy.
 helpers=$BUILD/liburing/liburing-$LIBURING_VERSION/test
 gcc -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare \
 	-DCONFIG_HAVE_VBLK_URING -isystem "$UAPI" \
