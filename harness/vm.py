@@ -384,7 +384,7 @@ class Guest:
                            f"wait={'on' if agent_waits else 'off'}",
                "-serial", "chardev:agent",
                "-qmp", f"unix:{sockdir}/qmp,server=on,wait=off"]
-        if self.machine == "pc" and not self.hotplug:
+        if self.hotplug_off:
             cmd += ["-global", "PIIX4_PM.acpi-root-pci-hotplug=off",
                     "-global", "PIIX4_PM.acpi-pci-hotplug-with-bridge-support=off"]
         if self.insns:
@@ -726,8 +726,14 @@ class Guest:
         except QMPClosed:
             raise self._failure(GuestDied, what) from None
 
+    @property
+    def hotplug_off(self):
+        """The pc machine's ACPI PCI hotplug is off (hotplug=False; q35's
+        is left as QEMU makes it)."""
+        return self.machine == "pc" and not self.hotplug
+
     def _need_hotplug(self):
-        if self.machine == "pc" and not self.hotplug:
+        if self.hotplug_off:
             raise GuestError(f"{self.name} has no PCI hotplug: boot it with hotplug=True")
 
     def unplug(self, disk_id, timeout=60):
