@@ -11,7 +11,7 @@ DRAIN_S = 30            # a load must be gone this long after its end or the unp
 # SIGKILLs of a load, each at a random fraction of a second after its start:
 # a kill takes six times as long on the debug kernel (process start and exit
 # under KASAN), and the cancel bugs these catch show at the first kill
-KILLS = 20 if vm.VARIANT == "debug" else 50
+KILLS = 12 if vm.VARIANT == "debug" else 50
 GONE_S = 10             # a killed load must be gone this long after SIGKILL
 
 

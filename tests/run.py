@@ -16,6 +16,9 @@ tests/new NAME writes one from a commented template).  What it declares:
   - ONCE = True: it checks the series or the host's tools, not the kernel
     under test, so only the default pass (default kernel, blk-mq mode) runs
     it and the DEBUG=1 and MODE=direct passes skip it;
+  - DEBUG_KERNEL = False: another project's suite (blktests, fio's t/),
+    whose paths the project's own cases already run under the debug
+    kernel, so only the default kernel's passes run it;
   - requires(): a reason to skip, or None;
   - test(t) (or test(t, cond)): the body, which fails by raising (t.expect,
     assert, or any exception from the guest runner) and skips with t.skip()
@@ -161,6 +164,8 @@ def run_one(name, module, cond):
         reason = f"not a test of the {vm.MODE} mode"
     if getattr(module, "ONCE", False) and (vm.VARIANT or vm.MODE != vm.MODES[0]):
         reason = "a check of the series or the tools: the default pass runs it"
+    if vm.VARIANT == "debug" and not getattr(module, "DEBUG_KERNEL", True):
+        reason = "another project's suite: the default kernel's passes run it"
     if reason:
         return "SKIP", reason
     t = Context(name)

@@ -11,7 +11,7 @@ kernel must not complain (a poller that touches a request after its
 completion freed it trips KASAN on the debug kernel, or dereferences a
 recycled request's NULL hctx on either).
 
-Then 50 times each (20 on the debug kernel): a load with SQPOLL and IOPOLL
+Then 50 times each (12 on the debug kernel): a load with SQPOLL and IOPOLL
 together is killed with SIGKILL a fraction of a second after it starts,
 and the whole process (its SQPOLL thread included) must be gone within 10
 s: on the node with a poll queue, on the block device, and on the node

@@ -16,7 +16,7 @@ seconds on the debug kernel (nvme_poll() <- blk_hctx_poll() <-
 blk_rq_poll() <- io_do_iopoll()).
 
 Then, with the driver reloaded without poll queues, a load with SQPOLL and
-IOPOLL on /dev/ng0n1 is killed with SIGKILL 50 times (20 on the debug
+IOPOLL on /dev/ng0n1 is killed with SIGKILL 50 times (12 on the debug
 kernel), a fraction of a second after it starts, and must be gone within
 10 s each time: every command completes by interrupt and so through task
 work, which the exiting task's IOPOLL cancel must run (io_uring/cancel).
