@@ -245,6 +245,8 @@ mail() {
 		die "make mail left an author other than the sender in From or Signed-off-by"
 	! grep -rlF "$(ktree_git log -1 --format=%an)" "$BUILD/mail" ||
 		die "make mail left the authors' name in the mail above (a shortlog, a Copyright line)"
+	! grep -rlF "$(ktree_git log -1 --format=%ae)" "$BUILD/mail" ||
+		die "make mail left the authors' address in the mail above (a Message-Id, a reply's References)"
 	parts=$(ls "$BUILD/mail")
 	worktree "$wt"
 	for part in $parts; do

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # make mail / make fio-mail / make blktests-mail / make liburing-mail: the mail-ready form of a patch series, with
 # its cover letter filled in from the series' cover-letter.txt (first line
-# the subject; @BENCH@ and @PROFILE@ become the newest results snapshot's
-# make bench table and make profile summary, @BASE@ the base's description)
-# and its addresses.
+# the subject; @BASE@ becomes the base's description) and its addresses.
+# A cover letter's measurements are written into its text, short, by hand:
+# the results snapshots are the project's, not the maintainers' reading.
 #   patches.sh kernel   each submission patches/NAME/ on build/linux
 #                       -> build/mail/NAME/ (its mail file: [PATCH ...] tag,
 #                       addresses beside get_maintainer.pl's, the submissions
@@ -20,42 +20,27 @@
 # own run (MAIL_CHECK=1), which writes mail that is never sent.
 . "$(dirname "$0")/common.sh"
 
-# The newest snapshot in results/ (results/<date>-<what>/) that has the
-# file $1, by the time it was committed: its path, or nothing.
-newest_result() {
-	local f
-	for f in "$TOP"/results/*/"$1"; do
-		[ -f "$f" ] || continue
-		echo "$(git -C "$TOP" log -1 --format=%ct -- "$f" 2>/dev/null || echo 0) $f"
-	done | sort -n | tail -n 1 | cut -d' ' -f2-
-}
-
-# A results file without its title line, named by where it comes from.
-result_part() {
-	local f
-	f=$(newest_result "$1") && [ -n "$f" ] || return 0
-	echo "From ${f#"$TOP"/} (tools/${2}):"
-	sed '1{/^#/d}' "$f"
-}
-
 # Fill the cover letter $1 that format-patch wrote from the template $2.
 fill_cover() {
-	local bench profile
-	bench=$(result_part bench.md bench.py) profile=$(result_part profile.md profile.py)
-	BENCH=${bench:-"(no make bench snapshot in results/)"} \
-	PROFILE=${profile:-"(no make profile snapshot in results/)"} \
 	BASE=$(git -C "$tree" log -1 --format=%s "$base") \
 	python3 - "$1" "$2" <<'PY'
 import os, sys
 cover, template = sys.argv[1:3]
 subject, _, body = open(template).read().partition("\n\n")
-for key in ("BENCH", "PROFILE", "BASE"):
-    body = body.replace(f"@{key}@", os.environ[key].strip())
+body = body.replace("@BASE@", os.environ["BASE"].strip())
 text = open(cover).read()
 text = text.replace("*** SUBJECT HERE ***", subject.strip())
 text = text.replace("*** BLURB HERE ***", body.rstrip())
 open(cover, "w").write(text)
 PY
+}
+
+# git format-patch in $tree as the sender $from: the Message-Id,
+# In-Reply-To and References it writes name the committer.
+format_patch() {
+	local name=${from% <*} email=${from##*<}
+	GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=${email%>} \
+		git -C "$tree" format-patch "$@"
 }
 
 # The sender, "Name <address>", or a refusal.
@@ -134,7 +119,7 @@ mail_kernel() {
 	[ "$first" -eq "$last" ] || prefix+=(--cover-letter)
 	rm -rf "$out"
 	mkdir -p "$out"
-	git -C "$tree" format-patch -q "${prefix[@]}" --no-signature --thread=shallow \
+	format_patch -q "${prefix[@]}" --no-signature --thread=shallow \
 		--base="$base" "${args[@]}" -o "$out" "${commits[first - 1]}^..${commits[last - 1]}"
 	if [ "$first" -ne "$last" ]; then
 		[ -f "$PATCHES/$part/cover-letter.txt" ] || die "patches/$part/cover-letter.txt is missing"
@@ -190,7 +175,7 @@ mkdir -p "$out"
 # a series without cover-letter.txt (a single patch) is mailed without one
 cover=()
 [ ! -f "$dir/cover-letter.txt" ] || cover=(--cover-letter)
-git -C "$tree" format-patch -q "${prefix[@]}" "${cover[@]}" --no-signature --thread=shallow \
+format_patch -q "${prefix[@]}" "${cover[@]}" --no-signature --thread=shallow \
 	"${args[@]}" -o "$out" "$base..HEAD"
 [ ${#cover[@]} -eq 0 ] || fill_cover "$out"/*0000-cover-letter.patch "$dir/cover-letter.txt"
 sign_as "$out" "$(git -C "$tree" log -1 --format='%an <%ae>' "$base..HEAD")" "$from"
