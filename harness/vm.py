@@ -559,8 +559,8 @@ class Guest:
         and on the debug kernel what a kmemleak scan finds now."""
         found = []
         if VARIANT == "debug" and self.proc is not None and self.proc.poll() is None:
-            # a scan reports only what has been unreferenced a while: scan twice
-            _, leaks = self.run("echo scan > /sys/kernel/debug/kmemleak; sleep 1; "
+            # kmemleak reports what a second scan finds unreferenced and unchanged
+            _, leaks = self.run("echo scan > /sys/kernel/debug/kmemleak; "
                                 "echo scan > /sys/kernel/debug/kmemleak; "
                                 "cat /sys/kernel/debug/kmemleak", timeout=120, check=False)
             found += [f"kmemleak: {line}" for line in leaks.splitlines() if line.strip()][:20]

@@ -16,9 +16,14 @@ tests/new NAME writes one from a commented template).  What it declares:
   - ONCE = True: it checks the series or the host's tools, not the kernel
     under test, so only the default pass (default kernel, blk-mq mode) runs
     it and the DEBUG=1 and MODE=direct passes skip it;
-  - DEBUG_KERNEL = False: another project's suite (blktests, fio's t/),
-    whose paths the project's own cases already run under the debug
-    kernel, so only the default kernel's passes run it;
+  - DEBUG_KERNEL = True: it drives what the debug kernel's checkers
+    (KASAN, lockdep, kmemleak, fault injection) are there for: races, the
+    node's life cycle, resets, device faults, full queues, error unwinding
+    and bad input.  The DEBUG=1 passes run these cases only; the others
+    check data and interfaces, which the default kernel's passes check in
+    both modes;
+  - DEBUG_CONDITIONS: CONDITIONS on the debug kernel, where they differ
+    (a back end that changes the host's side, not the guest's code);
   - requires(): a reason to skip, or None;
   - test(t) (or test(t, cond)): the body, which fails by raising (t.expect,
     assert, or any exception from the guest runner) and skips with t.skip()
@@ -150,6 +155,8 @@ def conditions(module):
     """Each combination of a case's CONDITIONS, as (label, dict); one
     unlabelled run for a case without any."""
     declared = getattr(module, "CONDITIONS", {})
+    if vm.VARIANT == "debug":
+        declared = {**declared, **getattr(module, "DEBUG_CONDITIONS", {})}
     if not declared:
         return [("", None)]
     names = list(declared)
@@ -164,8 +171,8 @@ def run_one(name, module, cond):
         reason = f"not a test of the {vm.MODE} mode"
     if getattr(module, "ONCE", False) and (vm.VARIANT or vm.MODE != vm.MODES[0]):
         reason = "a check of the series or the tools: the default pass runs it"
-    if vm.VARIANT == "debug" and not getattr(module, "DEBUG_KERNEL", True):
-        reason = "another project's suite: the default kernel's passes run it"
+    if vm.VARIANT == "debug" and not getattr(module, "DEBUG_KERNEL", False):
+        reason = "no race, life cycle, fault or error path: the default kernel's passes run it"
     if reason:
         return "SKIP", reason
     t = Context(name)

@@ -12,6 +12,7 @@ from harness.vm import Disk
 from tests.helpers import check_writes_in_image
 
 DESCRIPTION = "node reads and writes over the whole matrix, checked in the image"
+DEBUG_KERNEL = True
 
 GiB = 1 << 30
 

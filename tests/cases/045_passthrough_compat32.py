@@ -11,6 +11,7 @@ system calls on a compat ring still mean 32-bit pointers and iovecs)."""
 from harness.vm import Disk
 from tests.pattern import image_matches
 
+DEBUG_KERNEL = True
 QUICK = True
 
 SECTOR, SEED, LEN = 4096, 32, 16384

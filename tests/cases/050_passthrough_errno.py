@@ -11,8 +11,10 @@ from tests.helpers import DEVICES, NOT_COUNTED, OK, disk_for, disk_limits, moved
 from tests.pattern import image_matches, write_image
 
 DESCRIPTION = "every invalid command gets its documented errno"
+DEBUG_KERNEL = True
 QUICK = True
 CONDITIONS = {"device": DEVICES}
+DEBUG_CONDITIONS = {"device": ("virtio-blk",)}    # vhost-user-blk: the default passes
 
 MiB = 1 << 20
 PLANTED = 99          # seed of the data the host plants at TARGET

@@ -12,6 +12,7 @@ from tests.helpers import OK, vblk_output
 from tests.pattern import image_matches
 
 DESCRIPTION = "a command io_uring cannot keep for lack of memory fails with ENOMEM"
+DEBUG_KERNEL = True
 QUICK = True
 
 MiB = 1 << 20

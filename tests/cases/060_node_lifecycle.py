@@ -8,6 +8,7 @@ unloaded while a node is open, and a re-plugged disk gets its node back."""
 from harness.vm import Disk
 from tests.helpers import NODE_CLASS, OK, vblk_cmd
 
+DEBUG_KERNEL = True
 QUICK = True
 
 MiB = 1 << 20

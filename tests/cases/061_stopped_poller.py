@@ -15,6 +15,7 @@ SIGKILL in one try of one here)."""
 from harness.vm import Disk
 from harness.workloads import io_uring_vblk
 
+DEBUG_KERNEL = True
 NODE_MODES = ("direct",)
 QUICK = True
 GONE_S = 10

@@ -25,6 +25,7 @@ from harness.vm import Disk
 from harness.workloads import io_uring_vblk
 from tests.loads import killed, loads_under_switches, unplug_under_loads
 
+DEBUG_KERNEL = True
 POLLED = {"polled": 1, "depth": 32, "write_pct": 50}
 LOADS = {
     "a": io_uring_vblk("/dev/vdbc0", **POLLED, quiet=True, runtime="{secs}"),

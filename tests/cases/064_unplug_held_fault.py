@@ -15,6 +15,7 @@ while one is held."""
 
 from harness.vm import Disk
 
+DEBUG_KERNEL = True
 QUICK = True
 COMMANDS = ("discard -p1", "write-zeroes -p1", "write -p1", "read -p1", "write -p4")
 

@@ -19,8 +19,10 @@ from tests.helpers import (DEVICES, NOT_COUNTED, OK, T_DISCARD, T_FLUSH, T_GET_I
 from tests.pattern import image_matches, write_image
 
 DESCRIPTION = "FLUSH, GET_ID, WRITE_ZEROES, DISCARD, SECURE_ERASE"
+DEBUG_KERNEL = True
 QUICK = True
 CONDITIONS = {"device": DEVICES}
+DEBUG_CONDITIONS = {"device": ("virtio-blk",)}    # vhost-user-blk: the default passes
 
 MiB, KiB = 1 << 20, 1 << 10
 UNMAP = 1

@@ -14,6 +14,7 @@ from harness.workloads import io_uring_vblk
 from tests.helpers import NODE_CLASS, OK, vblk_cmd
 from tests.pattern import image_matches
 
+DEBUG_KERNEL = True
 QUICK = True
 
 MiB = 1 << 20

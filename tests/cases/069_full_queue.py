@@ -13,6 +13,7 @@ from harness.vm import Disk
 from tests.helpers import expect_io_uring_vblk
 
 DESCRIPTION = "a full virtqueue makes the submitter wait, never fail"
+DEBUG_KERNEL = True
 QUICK = True
 TIMEOUT = 600
 CONDITIONS = {"completion": ("irq", "polled")}

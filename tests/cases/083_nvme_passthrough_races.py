@@ -40,6 +40,7 @@ from harness.vm import Nvme
 from harness.workloads import io_uring_vblk
 from tests.loads import killed, loads_under_switches, start_loads, unplug_under_loads, wait_loads
 
+DEBUG_KERNEL = True
 NODE_MODES = ("blkmq",)     # NVMe's node alone: the virtio-blk node's mode is not used
 
 NG = "/dev/ng0n1"

@@ -9,6 +9,7 @@ from harness.vm import Disk
 from tests.helpers import OK, vblk_cmd
 from tests.pattern import write_image
 
+DEBUG_KERNEL = True
 QUICK = True
 
 BAD_READ, BAD_WRITE = 4096, 8192        # sectors

@@ -20,6 +20,7 @@ from harness.vm import KERNEL_COMPLAINTS, Disk
 from tests.pattern import image_matches, pattern, write_image
 
 MiB = 1 << 20
+DEBUG_KERNEL = True
 SIZE = 64 * MiB
 CANARY_START, CANARY_BYTES = SIZE - 8 * MiB, 8 * MiB
 CANARY_SEED = 95

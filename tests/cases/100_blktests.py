@@ -12,7 +12,6 @@ from harness.vm import TOOLS_ENV, Disk
 from tests.helpers import image_has_data, moved
 
 DESCRIPTION = "blktests' virtio group (the node's blktests cases) passes"
-DEBUG_KERNEL = False    # its paths are 040, 050, 065 and 070's, which the debug passes run
 QUICK = True
 TESTS = ("virtio/001", "virtio/002", "virtio/003", "virtio/004")
 SERIAL = "blktests-vdb"

@@ -12,6 +12,7 @@ import struct
 from harness.vm import TOOLS_ENV, Disk
 
 DESCRIPTION = "liburing's test of the node (test/vblk-passthrough.c) passes"
+DEBUG_KERNEL = True
 QUICK = True
 REGION = 256 << 10
 T_EXIT_SKIP = 77

@@ -15,7 +15,6 @@ from harness.vm import TOOLS_ENV, Disk
 from tests.helpers import image_has_data
 
 DESCRIPTION = "fio's t/nvmept.py --cmd_type vblk passes on the node"
-DEBUG_KERNEL = False    # its paths are 040, 050, 065 and 070's, which the debug passes run
 QUICK = True
 MiB = 1 << 20
 # the only test it may skip here, and why
