@@ -171,7 +171,7 @@ def run_one(name, module, cond):
         reason = f"not a test of the {vm.MODE} mode"
     if getattr(module, "ONCE", False) and (vm.VARIANT or vm.MODE != vm.MODES[0]):
         reason = "a check of the series or the tools: the default pass runs it"
-    if vm.VARIANT == "debug" and not getattr(module, "DEBUG_KERNEL", False):
+    if not reason and vm.VARIANT == "debug" and not getattr(module, "DEBUG_KERNEL", False):
         reason = "no race, life cycle, fault or error path: the default kernel's passes run it"
     if reason:
         return "SKIP", reason
