@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """Compare two make profile runs: timing-free instructions per I/O of each
 path at each point, before and after, and the symbols that moved most for
-one path at one point.  Both runs' profile.json, as tools/profile.py
-writes them.
+one path at one point; with --ratios, each passthrough path over its block
+device before and after, and the node's ratio over NVMe's char node's.
+Both runs' profile.json, as tools/profile.py writes them.
 
 usage: profile_compare.py BEFORE.json AFTER.json [--paths node,direct]
-                          [--symbols "read 32 irq plain node"] [--out FILE]"""
+                          [--ratios] [--symbols "read 32 irq plain node"]
+                          [--out FILE]"""
 
 import argparse
 import json
@@ -27,6 +29,34 @@ def table(before, after, paths):
     return lines
 
 
+# A passthrough path over its block device
+RATIOS = (("node", "block"), ("direct", "block"), ("ng", "nvme"))
+
+
+def ratio(run, point, path, device):
+    """path's timing-free instructions per I/O over device's at point."""
+    return run[f"{point} {path}"]["free"] / run[f"{point} {device}"]["free"]
+
+
+def ratios(before, after):
+    """Each ratio before and after, and node/block over ng/nvme: below
+    1.00 the node saves a larger share of its block device's cost than
+    NVMe's char node saves of NVMe's."""
+    points = [k[:-len(" ng")] for k in after if k.endswith(" ng") and k in before]
+    names = [f"{p}/{d}" for p, d in RATIOS] + ["node over ng"]
+    lines = ["| op | QD | completion | buffers | " +
+             " | ".join(f"{n} before | {n} after" for n in names) + " |",
+             "| --- " * (4 + 2 * len(names)) + "|"]
+    for point in points:
+        cells = point.split()
+        for p, d in RATIOS:
+            cells += [f"{ratio(run, point, p, d):.2f}" for run in (before, after)]
+        cells += [f"{ratio(run, point, 'node', 'block') / ratio(run, point, 'ng', 'nvme'):.2f}"
+                  for run in (before, after)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def symbols(before, after, key, count):
     b, a = before[key]["symbols"], after[key]["symbols"]
     moved = sorted(set(a) | set(b), key=lambda s: -abs(a.get(s, 0) - b.get(s, 0)))[:count]
@@ -42,6 +72,7 @@ def main():
     parser.add_argument("before")
     parser.add_argument("after")
     parser.add_argument("--paths", default="node,direct")
+    parser.add_argument("--ratios", action="store_true")
     parser.add_argument("--symbols", action="append", default=[])
     parser.add_argument("--count", type=int, default=12)
     parser.add_argument("--out")
@@ -52,6 +83,10 @@ def main():
              "Timing-free guest instructions per 4 KiB I/O on the load's vCPU (make profile's "
              "free column), user space and kernel.", ""]
     lines += table(before, after, args.paths.split(","))
+    if args.ratios:
+        lines += ["", "Each passthrough path over its block device, and the node's ratio "
+                  "over NVMe's char node's (below 1.00: the node saves the larger share).", ""]
+        lines += ratios(before, after)
     for key in args.symbols:
         lines += [""] + symbols(before, after, key, args.count)
     text = "\n".join(lines) + "\n"
