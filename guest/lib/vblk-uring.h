@@ -156,7 +156,7 @@ static inline int vblk_ring_init(struct io_uring *ring, unsigned int depth,
 struct vblk_cmd {
 	uint32_t type;
 	uint16_t flags;
-	uint16_t ioprio;
+	uint16_t rsvd;
 	uint64_t sector;
 	uint64_t data;		/* sqe->addr: a buffer or an iovec array */
 	uint32_t data_len;	/* sqe->len: bytes, or iovecs */
@@ -173,7 +173,7 @@ static inline void vblk_fill_cmd(struct io_uring_sqe *sqe, int big, uint8_t opco
 	const struct virtblk_uring_cmd cmd = {
 		.type = c->type,
 		.flags = c->flags,
-		.ioprio = c->ioprio,
+		.rsvd = c->rsvd,
 		.sector = c->sector,
 	};
 

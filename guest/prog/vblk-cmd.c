@@ -19,7 +19,7 @@
  *   -t TYPE     cmd.type as given
  *   -o OP       sqe->cmd_op as given
  *   -f FLAGS    cmd.flags
- *   -p IOPRIO   cmd.ioprio
+ *   -p RSVD     cmd.rsvd
  *   -E RING     the ring's SQEs: 64 (default), 128 (IORING_SETUP_SQE128),
  *               mixed (IORING_SETUP_SQE_MIXED, a 64-byte IORING_OP_URING_CMD)
  *               or mixed128 (the same ring, an IORING_OP_URING_CMD128)
@@ -59,7 +59,7 @@
 static void usage(void)
 {
 	fprintf(stderr, "usage: vblk-cmd [-wFPqy] [-E RING] [-k SEED] [-s SECTOR] [-l LEN] [-v NR] [-A OFF]\n"
-		"       [-a ADDR] [-L N] [-t TYPE] [-o OP] [-f FLAG] [-p IOPRIO] [-O r|w|rw] [-U UID]\n"
+		"       [-a ADDR] [-L N] [-t TYPE] [-o OP] [-f FLAG] [-p RSVD] [-O r|w|rw] [-U UID]\n"
 		"       [-j] [-N FUNC]\n"
 		"       [-W FILE] [-R SECTOR:SECTORS[:FLAGS],...] [-iZ] [-X OFF] DEV\n");
 	exit(VBLK_EXIT_USAGE);
@@ -204,7 +204,7 @@ int main(int argc, char **argv)
 		case 't': type = vblk_number(optarg, usage); break;
 		case 'o': cmd_op = vblk_number(optarg, usage); break;
 		case 'f': cmd.flags = vblk_number(optarg, usage); break;
-		case 'p': cmd.ioprio = vblk_number(optarg, usage); break;
+		case 'p': cmd.rsvd = vblk_number(optarg, usage); break;
 		case 'E': kind = optarg; break;
 		case 'P': ring_flags |= IORING_SETUP_IOPOLL; break;
 		case 'q': ring_flags |= IORING_SETUP_SQPOLL; break;

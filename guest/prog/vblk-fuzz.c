@@ -2,7 +2,7 @@
 /*
  * vblk-fuzz: a seeded fuzzer for the passthrough node.  It sends a stream of
  * IORING_OP_URING_CMD submissions to /dev/vdXc0, mixing valid commands of
- * every type with mutated ones (command op, type, flag, ioprio, sector,
+ * every type with mutated ones (command op, type, flag, reserved field, sector,
  * length, addresses, iovecs, registered buffers, ranges, open mode, uring
  * cmd flags), over a series of rings (64- and 128-byte SQEs, IOPOLL,
  * SQPOLL, SUBMIT_ALL, registered buffers and files) with up to 32
@@ -43,7 +43,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/ioprio.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -84,7 +83,7 @@ static const uint32_t NVME_URING_CMD_IO = 0xc0484e80;	/* _IOWR('N', 0x80, 72 byt
 /* Why a command must be refused: each reason has its documented errno */
 enum reason {
 	R_UCMD_FLAGS, R_RESERVED, R_BUF_INDEX, R_CMD_OP, R_FLAG, R_TYPE,
-	R_ACCESS, R_ROFS, R_IOPRIO, R_IOPRIO_CAP, R_FEATURE, R_NO_DATA,
+	R_ACCESS, R_ROFS, R_RSVD, R_FEATURE, R_NO_DATA,
 	R_FIXED_IOV, R_FIXED_IOV_ALLOC, R_FIXED_IOV_SEGS, R_IOV_COUNT, R_IOV_LEN, R_BAD_ADDR, R_READ_ONLY_BUF,
 	R_LEN, R_SECTOR, R_ALIGN, R_ID_LEN, R_RANGE_LEN, R_RANGE, NR_REASONS
 };
@@ -101,8 +100,7 @@ static const struct {
 	[R_TYPE] = { "type", EOPNOTSUPP },
 	[R_ACCESS] = { "open-mode", EACCES },
 	[R_ROFS] = { "read-only-disk", EROFS },
-	[R_IOPRIO] = { "ioprio", EINVAL },
-	[R_IOPRIO_CAP] = { "ioprio-rt", EPERM },
+	[R_RSVD] = { "reserved-field", EINVAL },
 	[R_FEATURE] = { "feature", EOPNOTSUPP },
 	[R_NO_DATA] = { "data-on-flush", EINVAL },
 	[R_FIXED_IOV] = { "fixed-iov", EFAULT },
@@ -251,7 +249,7 @@ struct fuzz {
 	uint64_t canary_seed;
 	bool check_canary;
 	uint64_t features;
-	bool read_only, rt_ok;
+	bool read_only;
 	unsigned int discard_ranges, wz_ranges;
 	uint64_t discard_sectors, wz_sectors;
 	char serial[VIRTIO_BLK_ID_BYTES];
@@ -593,17 +591,6 @@ static const struct type_rule *type_rule(uint32_t type)
 static unsigned int bit(enum reason r)
 {
 	return 1u << r;
-}
-
-static unsigned int judge_ioprio(const struct fuzz *f, uint16_t ioprio)
-{
-	unsigned int class = (ioprio >> IOPRIO_CLASS_SHIFT) & 7, level = ioprio & 7;
-
-	if (class > IOPRIO_CLASS_IDLE || (class == IOPRIO_CLASS_NONE && level))
-		return bit(R_IOPRIO);
-	if (class == IOPRIO_CLASS_RT && !f->rt_ok)
-		return bit(R_IOPRIO_CAP);
-	return 0;
 }
 
 static void iter_add(struct iter *it, uint64_t base, uint64_t len)
@@ -954,6 +941,8 @@ static unsigned int judge(const struct fuzz *f, struct cmd *c)
 		return bit(R_CMD_OP);
 	if (c->cmd.flags)
 		why |= bit(R_FLAG);
+	if (c->cmd.rsvd)
+		why |= bit(R_RSVD);
 	/* sqe->buf_index or sqe->file_index, or the reserved half of a 128-byte SQE */
 	if (c->poke > 3 && !poke_is_buf_index(c) &&
 	    (c->poke < 64 || (f->ring.flags & IORING_SETUP_SQE128)))
@@ -965,7 +954,6 @@ static unsigned int judge(const struct fuzz *f, struct cmd *c)
 		why |= bit(R_ACCESS);
 	if (t->write && f->read_only)
 		why |= bit(R_ROFS);
-	why |= judge_ioprio(f, c->cmd.ioprio);
 	if (!has_feature(f, t->feature))
 		why |= bit(R_FEATURE);
 
@@ -1016,21 +1004,6 @@ static int pick_fd(struct fuzz *f, const struct type_rule *t)
 	if (t->write && !chance(f, 50))
 		return 1;
 	return t->read || t->write ? 2 : rnd(f, 3);
-}
-
-/* ioprio values the kernel takes: none, a class and level, hints. */
-static uint32_t valid_ioprio(struct fuzz *f)
-{
-	unsigned int class;
-
-	if (chance(f, 70))
-		return 0;
-	class = 1 + rnd(f, f->rt_ok ? 3 : 2);
-	if (!f->rt_ok && class == IOPRIO_CLASS_RT)
-		class = IOPRIO_CLASS_IDLE;
-	if (chance(f, 10))
-		return rnd(f, 8) << 3;		/* no class, a hint */
-	return (class << IOPRIO_CLASS_SHIFT) | (chance(f, 20) ? rnd(f, 8) << 3 : 0) | rnd(f, 8);
 }
 
 /* A transfer length that fits a slot, biased to the small. */
@@ -1209,7 +1182,6 @@ static void gen_valid(struct fuzz *f, struct slot *s, unsigned int index)
 	c->fd = pick_fd(f, t);
 	c->fixed_file = f->files_registered && chance(f, 25);
 	c->sqe_flags = chance(f, 15) ? IOSQE_ASYNC : 0;
-	c->cmd.ioprio = valid_ioprio(f);
 	c->form = rnd(f, 10) < 5 ? FORM_PLAIN : rnd(f, 2) ? FORM_VEC : FORM_FIXED;
 	if (c->form == FORM_FIXED && index >= f->nr_registered)
 		c->form = FORM_PLAIN;
@@ -1318,13 +1290,9 @@ static void mut_reserved(struct fuzz *f, struct slot *s)
 	s->cmd.poke = chance(f, 70) ? fields[rnd(f, ARRAY_SIZE(fields))] : 64 + rnd(f, 64);
 }
 
-static void mut_ioprio(struct fuzz *f, struct slot *s)
+static void mut_rsvd(struct fuzz *f, struct slot *s)
 {
-	s->cmd.cmd.ioprio = PICK(f, next(f), 0xffff, 1, 7, 0x8 | 1,
-				 (4 + rnd(f, 4)) << IOPRIO_CLASS_SHIFT,
-				 (uint64_t)(IOPRIO_CLASS_RT << IOPRIO_CLASS_SHIFT) | rnd(f, 8),
-				 (uint64_t)(IOPRIO_CLASS_BE << IOPRIO_CLASS_SHIFT) | 0x1ff8,
-				 (uint64_t)IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT | 7);
+	s->cmd.cmd.rsvd = chance(f, 70) ? 1u << rnd(f, 16) : next(f) | 1;
 }
 
 /*
@@ -1560,7 +1528,7 @@ static const struct mutation {
 	{ "type", mut_type, 10 },
 	{ "flag", mut_flag, 5 },
 	{ "reserved", mut_reserved, 4 },
-	{ "ioprio", mut_ioprio, 6 },
+	{ "reserved-field", mut_rsvd, 6 },
 	{ "sector", mut_sector, 10 },
 	{ "length", mut_length, 12 },
 	{ "address", mut_address, 12 },
@@ -1663,10 +1631,10 @@ static void describe(const struct fuzz *f, const struct slot *s, FILE *out)
 
 	fprintf(out, "  #%" PRIu64 " ring=%s depth=%u registered=%u fd=%s%s sqe_flags=%#x op=%#x"
 		" uring_cmd_flags=%#x buf_index=%u\n"
-		"  type=%u ioprio=%#x sector=%" PRIu64 " data=%#" PRIx64 " data_len=%u flag=%#x"
+		"  type=%u rsvd=%#x sector=%" PRIu64 " data=%#" PRIx64 " data_len=%u flag=%#x"
 		" built=%s/%s mutations=", c->nr, ring_kinds[f->ring_kind].name, f->depth,
 		f->nr_registered, mode_names[c->fd], c->fixed_file ? "(fixed)" : "", c->sqe_flags,
-		c->cmd_op, c->ucmd_flags, c->buf_index, c->cmd.type, c->cmd.ioprio,
+		c->cmd_op, c->ucmd_flags, c->buf_index, c->cmd.type, c->cmd.rsvd,
 		(uint64_t)c->cmd.sector, (uint64_t)c->cmd.data, c->cmd.data_len, c->cmd.flags,
 		type_rules[c->kind].name, form_names[c->form]);
 	for (m = 0; m < NR_MUTATIONS; m++)
@@ -2100,7 +2068,6 @@ static void setup_disk(struct fuzz *f, const char *node)
 	f->discard_ranges = vblk_sysfs_u64(d, "queue/max_discard_segments");
 	f->discard_sectors = vblk_sysfs_u64(d, "queue/discard_max_hw_bytes") / 512;
 	f->wz_sectors = vblk_sysfs_u64(d, "queue/write_zeroes_max_bytes") / 512;
-	f->rt_ok = geteuid() == 0;
 	for (i = 0; i < 3; i++) {
 		f->fds[i] = open(node, open_modes[i]);
 		if (f->fds[i] < 0) {

@@ -19,7 +19,7 @@
 STATIC_ASSERT(sizeof(struct virtblk_uring_cmd) == 16);
 STATIC_ASSERT(offsetof(struct virtblk_uring_cmd, type) == 0);
 STATIC_ASSERT(offsetof(struct virtblk_uring_cmd, flags) == 4);
-STATIC_ASSERT(offsetof(struct virtblk_uring_cmd, ioprio) == 6);
+STATIC_ASSERT(offsetof(struct virtblk_uring_cmd, rsvd) == 6);
 STATIC_ASSERT(offsetof(struct virtblk_uring_cmd, sector) == 8);
 /* _IOWR('v', 0x80 and 0x81, 16 bytes) */
 STATIC_ASSERT(VIRTBLK_URING_CMD_IO == 0xc0107680);
