@@ -87,11 +87,11 @@ GARBLED_TRIES = 3
 # A boot that stalls before the guest's init answers is tried this often
 # (Guest.start); the stalled boot's console is kept under this name
 BOOT_TRIES = 2
+BOOT_STALL_LOG = "console-stalled-boot.log"
 # A panic that under TCG on a busy host now and then ends a boot before any
 # module or user space: the IO-APIC setup finds the emulated 8254 timer's
 # ticks missing.  Such a boot is tried once more, as a stalled one is.
 EARLY_BOOT_PANIC = "IO-APIC + timer doesn't work"
-BOOT_STALL_LOG = "console-stalled-boot.log"
 
 
 class GuestError(Exception):
