@@ -30,8 +30,20 @@ def wait_loads(g, t, loads, what):
         outs[name] = g.output(f"for i in $(seq {DRAIN_S * 10}); do grep -q exit= /tmp/{name} "
                               f"&& break; sleep 0.1; done; cat /tmp/{name}", timeout=DRAIN_S + 60)
         t.log(f"{what}, load {name}: {outs[name].strip()}")
-        t.expect("exit=" in outs[name], f"{what}: load {name} did not finish:\n{outs[name]}")
+        if "exit=" not in outs[name]:
+            t.expect(False, f"{what}: load {name} did not finish:\n{outs[name]}"
+                            f"{stacks(g, loads[name].split()[0])}")
     return outs
+
+
+# a shell loop: each thread of process $p, its name, state and kernel stack
+THREAD_STACKS = ("for s in /proc/$p/task/*; do echo \"$(cat $s/comm) $(grep State $s/status):\"; "
+                 "cat $s/stack; done")
+
+
+def stacks(g, prog):
+    """Each thread of each process prog still running: its state and kernel stack."""
+    return g.output(f"for p in $(pidof {prog}); do {THREAD_STACKS}; done; true")
 
 
 def switch_schedulers(g, disk, secs=SWITCH_S):
@@ -76,9 +88,8 @@ def kill_loop(g, cmd):
         f"while ! pidof {prog} > /dev/null && [ ! -e /tmp/k ]; do sleep 0.01; done; "
         f"sleep 0.$((RANDOM % 5 + 1)); kill -9 $(pidof {prog}) 2>/dev/null; "
         f"n=0; while [ ! -e /tmp/k ] && [ $n -lt {GONE_S * 10} ]; do sleep 0.1; n=$((n + 1)); done; "
-        f"[ -e /tmp/k ] || {{ echo stuck=$i; p=$(pidof {prog}); grep -E '^(State|SigPnd|ShdPnd)' "
-        "/proc/$p/status; for s in /proc/$p/task/*; do echo \"$(cat $s/comm):\"; cat $s/stack; "
-        "done; break; }; done", timeout=KILLS * (GONE_S + 5)).strip()
+        f"[ -e /tmp/k ] || {{ echo stuck=$i; p=$(pidof {prog}); grep -E '^(SigPnd|ShdPnd)' "
+        f"/proc/$p/status; {THREAD_STACKS}; break; }}; done", timeout=KILLS * (GONE_S + 5)).strip()
 
 
 def killed(t, g, path, cmd):
