@@ -93,11 +93,41 @@ def without_outliers(cells, residuals):
     return kept, sum(len(ws) - len(kept[c]) for c, ws in cells.items())
 
 
-def fit_group(runs, events, canonical, n):
+def part_slopes(cells, events, slopes, part):
+    """The slopes of one part of y (each window's "parts"[part]) on the events
+    that the whole's fit used, over the windows it kept: the parts' slopes,
+    and so their timing-free figures, add up to the whole's."""
+    used = [e for e in events if slopes[e]]
+    rows = centred({c: [dict(w, y=w["parts"].get(part, 0)) for w in ws]
+                    for c, ws in cells.items()}, used)
+    out = dict.fromkeys(events, 0.0)
+    if used:
+        gram = [[sum(r[1][a] * r[1][b] for r in rows) for b in range(len(used))]
+                for a in range(len(used))]
+        moments = [sum(r[1][a] * r[0] for r in rows) for a in range(len(used))]
+        out.update(zip(used, solve(gram, moments)))
+    return out
+
+
+def timing_free(cells, point, n, events, slopes, canonical, y=lambda w: w["y"]):
+    """A point's instructions per I/O (of y) at a canonical wait."""
+    def level(ios):
+        ws = cells[point, ios]
+        return (statistics.fmean(y(w) - sum(slopes[e] * w["events"][e] for e in events)
+                                 for w in ws),
+                statistics.fmean(w["enters"] for w in ws))
+    (short, short_enters), (long_, long_enters) = level(n), level(2 * n)
+    wait = canonical((long_enters - short_enters) / n)
+    return (long_ - short) / n + sum(slopes[e] * wait[e] for e in events)
+
+
+def fit_group(runs, events, canonical, n, parts=()):
     """Fit one path and completion mode; runs: [{"point", "windows"}], each
-    window {"ios", "y", "events": {name: entries}, "enters"}, of n or 2n I/Os.
+    window {"ios", "y", "events": {name: entries}, "enters"}, of n or 2n I/Os,
+    and, to split the figure into parts, "parts": {part: its share of y}.
     canonical(enters per I/O) -> {event: its count per I/O in a canonical wait}.
-    Returns the fit and {point: timing-free instructions per I/O}."""
+    Returns the fit, {point: timing-free instructions per I/O} and
+    {point: {part: its timing-free share}}."""
     cells = collections.defaultdict(list)
     for r in runs:
         for w in r["windows"]:
@@ -106,16 +136,14 @@ def fit_group(runs, events, canonical, n):
     cells, left_out = without_outliers(cells, residuals)
     if left_out:
         slopes, residuals = least_squares(cells, events)
-    free = {}
-    for point in {r["point"] for r in runs}:
-        def level(ios):
-            ws = cells[point, ios]
-            return (statistics.fmean(w["y"] - sum(slopes[e] * w["events"][e] for e in events)
-                                     for w in ws),
-                    statistics.fmean(w["enters"] for w in ws))
-        (short, short_enters), (long_, long_enters) = level(n), level(2 * n)
-        wait = canonical((long_enters - short_enters) / n)
-        free[point] = (long_ - short) / n + sum(slopes[e] * wait[e] for e in events)
+    points = {r["point"] for r in runs}
+    free = {p: timing_free(cells, p, n, events, slopes, canonical) for p in points}
+    shares = {p: {} for p in points}
+    for part in parts:
+        ps = part_slopes(cells, events, slopes, part)
+        for p in points:
+            shares[p][part] = timing_free(cells, p, n, events, ps, canonical,
+                                          lambda w: w["parts"].get(part, 0))
     rms = statistics.fmean(e * e for e in residuals) ** 0.5
     return {"slopes": slopes, "windows": len(windows_of(cells)), "left_out": left_out,
-            "residual_rms": rms}, free
+            "residual_rms": rms}, free, shares

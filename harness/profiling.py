@@ -20,9 +20,11 @@ OPS = (("read", 0), ("write", 100))
 DEPTHS = (1, 32)
 MODES = ("irq", "polled")
 BUFFERS = (("plain", 0), ("fixed", 1))
-# each path and its device; "nop" is the node's loop with IORING_OP_NOP
-PATHS = tuple((path, guest_setup.DEVICE["node" if path == "nop" else path])
-              for path in ("node", "direct", "block", "nop", "ng", "nvme"))
+# each path and its device; "nop" is the node's loop with IORING_OP_NOP;
+# NAME-best is NAME at its best (guest_setup.BEST)
+PATHS = tuple((path, guest_setup.DEVICE[guest_setup.BEST.get(path, "node" if path == "nop" else path)])
+              for path in ("node", "node-best", "direct", "block", "block-best", "nop",
+                           "ng", "ng-best", "nvme", "nvme-best"))
 YARDSTICK = ("ng", "nvme")              # NVMe's passthrough and its block device
 CPU = 1                 # the load's vCPU; its queue's interrupt lands there
 N = 2000                # I/Os of the shorter window of a run (NOPs: NOP_N)
@@ -51,10 +53,10 @@ def window_ios(point):
 def command(point, ios):
     """A run's window: ios I/Os of t/io_uring-vblk's loop, marked (-W1)."""
     op, depth, mode, bufs, path = point
-    return io_uring_vblk(dict(PATHS)[path], nop=path == "nop", depth=depth,
-                         write_pct=dict(OPS)[op], polled=mode == "polled",
-                         fixed=dict(BUFFERS)[bufs], ios=ios, cpu=CPU, window=True,
-                         quiet=True, json_summary=True)
+    return guest_setup.at_best(path, io_uring_vblk(
+        dict(PATHS)[path], nop=path == "nop", depth=depth, write_pct=dict(OPS)[op],
+        polled=mode == "polled", fixed=dict(BUFFERS)[bufs], regfiles=path in guest_setup.BEST,
+        ios=ios, cpu=CPU, window=True, quiet=True, json_summary=True))
 
 
 def run_boot(boot, quick, fixed, repeats, paths, kernel=vm.KERNEL, initrd=vm.INITRD,

@@ -26,11 +26,17 @@ def profile_line(path):
     def ratio(a, b):
         return [s[f"{p} {a}"]["free"] / s[f"{p} {b}"]["free"] for p in points
                 if f"{p} {a}" in s and f"{p} {b}" in s]
+    def over(node, ng):
+        return [n / g for n, g in zip(node, ng)] if len(node) == len(ng) else []
     node, ng = ratio("node", "block"), ratio("ng", "nvme")
-    over = [n / g for n, g in zip(node, ng)] if len(node) == len(ng) else []
-    return (f"instructions per I/O (timing-free, {len(points)} points): node/block {span(node)}, "
-            f"direct/block {span(ratio('direct', 'block'))}, ng/nvme {span(ng)}; "
-            f"node over ng, each over its block device, {span(over)}")
+    best = ""
+    if any(k.endswith(" block-best") for k in s):
+        node_best, ng_best = ratio("node-best", "block-best"), ratio("ng-best", "nvme-best")
+        best = (f"each at its best: node/block {span(node_best)}, ng/nvme {span(ng_best)}, "
+                f"node over ng {span(over(node_best, ng_best))}; at the defaults: ")
+    return (f"instructions per I/O (timing-free, {len(points)} points): {best}"
+            f"node/block {span(node)}, direct/block {span(ratio('direct', 'block'))}, "
+            f"ng/nvme {span(ng)}; node over ng, each over its block device, {span(over(node, ng))}")
 
 
 def bench_line(path):

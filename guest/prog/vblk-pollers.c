@@ -129,9 +129,16 @@ static bool reap(void)
 	struct io_uring_getevents_arg arg = { .ts = (uintptr_t)&ts };
 	bool more;
 
-	/* an IOPOLL ring ignores the timeout: it polls, and returns once its list is empty */
-	io_uring_enter2(ring.ring_fd, 0, 1, IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG,
-			(sigset_t *)&arg, sizeof(arg));
+	/*
+	 * An IOPOLL ring polls, and returns once its list is empty; the
+	 * SQPOLL thread polls for an SQPOLL ring, which waits: with a timeout,
+	 * or the last wait would never end.
+	 */
+	if (ring.flags & IORING_SETUP_SQPOLL)
+		io_uring_enter2(ring.ring_fd, 0, 1, IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG,
+				(sigset_t *)&arg, sizeof(arg));
+	else
+		io_uring_enter(ring.ring_fd, 0, 1, IORING_ENTER_GETEVENTS, NULL);
 	pthread_mutex_lock(&lock);
 	take_completions();
 	more = !stop || inflight;
