@@ -56,6 +56,18 @@ def centred(cells, events):
     return out
 
 
+def regress(rows, columns, events):
+    """Slopes per event, fitted on the events at columns (indices into each
+    row's x) of centred rows; 0 for the others."""
+    slopes = dict.fromkeys(events, 0.0)
+    if columns:
+        gram = [[sum(r[1][a] * r[1][b] for r in rows) for b in columns] for a in columns]
+        moments = [sum(r[1][a] * r[0] for r in rows) for a in columns]
+        for i, s in zip(columns, solve(gram, moments)):
+            slopes[events[i]] = s
+    return slopes
+
+
 def least_squares(cells, events):
     """Slopes per event (0 for one left out) and the residuals.  No event
     can save instructions: one whose slope comes out negative (an outlier
@@ -66,12 +78,7 @@ def least_squares(cells, events):
             if statistics.fmean(r[1][i] ** 2 for r in rows) ** 0.5 >=
             max(MIN_EVENT_SPREAD * statistics.fmean(w["events"][e] for w in windows), 0.5)]
     while True:
-        slopes = dict.fromkeys(events, 0.0)
-        if used:
-            gram = [[sum(r[1][a] * r[1][b] for r in rows) for b in used] for a in used]
-            moments = [sum(r[1][a] * r[0] for r in rows) for a in used]
-            for i, s in zip(used, solve(gram, moments)):
-                slopes[events[i]] = s
+        slopes = regress(rows, used, events)
         worst = min(used, key=lambda i: slopes[events[i]], default=None)
         if worst is None or slopes[events[worst]] >= 0:
             break
@@ -97,16 +104,9 @@ def part_slopes(cells, events, slopes, part):
     """The slopes of one part of y (each window's "parts"[part]) on the events
     that the whole's fit used, over the windows it kept: the parts' slopes,
     and so their timing-free figures, add up to the whole's."""
-    used = [e for e in events if slopes[e]]
     rows = centred({c: [dict(w, y=w["parts"].get(part, 0)) for w in ws]
-                    for c, ws in cells.items()}, used)
-    out = dict.fromkeys(events, 0.0)
-    if used:
-        gram = [[sum(r[1][a] * r[1][b] for r in rows) for b in range(len(used))]
-                for a in range(len(used))]
-        moments = [sum(r[1][a] * r[0] for r in rows) for a in range(len(used))]
-        out.update(zip(used, solve(gram, moments)))
-    return out
+                    for c, ws in cells.items()}, events)
+    return regress(rows, [i for i, e in enumerate(events) if slopes[e]], events)
 
 
 def timing_free(cells, point, n, events, slopes, canonical, y=lambda w: w["y"]):
