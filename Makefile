@@ -5,6 +5,9 @@
 #   make bench    the main job: build, boot, benchmark table in results/<date>-series<N>/ (QUICK=1)
 #   make profile  instructions per I/O, node and block device, per kernel symbol,
 #                 NVMe's char node and block device beside them
+#   make experiment   a prototype of experiments/ (EXPERIMENT=blkdev-uring-rw), never
+#                 mailed: its kernel (the series and its patches, scripts/experiment.sh)
+#                 and make profile of its paths, in results/<date>-NAME/ (QUICK=1)
 #   make nvme-effect  NVMe's instructions per I/O before and after each patch
 #                 that changes block/ or io_uring/ (ONLY="7 8": those, counted over all
 #                 submissions in order)
@@ -68,7 +71,7 @@ GUEST_PROGS := $(patsubst guest/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard guest/p
 
 .PHONY: all deps src export kernel nvme-effect insn-plugin liburing sparse fio fio-export fio-master fio-master-export guest check \
 	blktests-master blktests-master-export blktests-mail liburing-master liburing-master-export liburing-mail \
-	test bench profile mail patches fio-mail fio-patches clean
+	test bench profile experiment mail patches fio-mail fio-patches clean
 
 all: test
 
@@ -182,6 +185,15 @@ bench: guest
 profile: guest
 	@python3 tools/profile.py $(if $(QUICK),--quick) --out $(RESULTS)
 	@python3 tools/results_summary.py
+
+# A prototype measured beside the series (experiments/NAME/README.md)
+EXPERIMENT ?= blkdev-uring-rw
+
+experiment: guest
+	@VARIANT=$(EXPERIMENT) scripts/experiment.sh $(GUEST_PROGS) $(FIO)
+	@python3 tools/profile.py --experiment $(EXPERIMENT) $(if $(QUICK),--quick) \
+		--out results/$(shell date -u +%Y-%m-%d)-$(EXPERIMENT)
+	@python3 tools/layers.py results/$(shell date -u +%Y-%m-%d)-$(EXPERIMENT)/profile.json
 
 clean:
 	rm -rf $(BUILD)

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Where the build puts a guest kernel variant: the one place that says so.
 
-A variant is "" (the default kernel) or "debug" (make ... DEBUG=1: KASAN,
-lockdep, kmemleak; kernel/debug.config).  Each has its own kernel objects,
-image, modules and initramfs, named with the variant's suffix.  harness/vm.py
+A variant is "" (the default kernel), "debug" (make ... DEBUG=1: KASAN,
+lockdep, kmemleak; kernel/debug.config) or an experiment's name, a folder
+of experiments/ (make experiment: the series and the experiment's patches,
+in a source tree of its own).  Each has its own kernel objects, image,
+modules and initramfs, named with the variant's suffix.  harness/vm.py
 imports paths(); the Makefile and scripts/common.sh take the same values
 from this program's output:
 
@@ -20,7 +22,8 @@ import os
 import shlex
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-VARIANTS = ("", "debug")
+EXPERIMENTS = os.path.join(TOP, "experiments")
+VARIANTS = ("", "debug") + tuple(sorted(os.listdir(EXPERIMENTS)))
 
 
 def default_build():
@@ -37,6 +40,9 @@ def paths(variant="", build=None):
     return {
         "VARIANT": variant,
         "SUFFIX": suffix,
+        # the kernel's source: the base and the series, a git repository; an
+        # experiment's is a worktree of it with the experiment's patches
+        "KSRC": os.path.join(build, "linux" + (suffix if variant in VARIANTS[2:] else "")),
         "KOBJ": kobj,
         "KERNEL": os.path.join(build, f"bzImage{suffix}"),
         "SYSTEM_MAP": os.path.join(kobj, "System.map"),   # KERNEL's symbols

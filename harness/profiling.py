@@ -14,17 +14,29 @@ import time
 
 from . import fio_profile, guest_setup, vm
 from .insns import Symbols, read_windows
-from .workloads import io_uring_vblk
+from .workloads import io_uring_vblk, is_node
 
 OPS = (("read", 0), ("write", 100))
 DEPTHS = (1, 32)
 MODES = ("irq", "polled")
 BUFFERS = (("plain", 0), ("fixed", 1))
-# each path and its device; "nop" is the node's loop with IORING_OP_NOP;
-# NAME-best is NAME at its best (guest_setup.BEST)
-PATHS = tuple((path, guest_setup.DEVICE[guest_setup.BEST.get(path, "node" if path == "nop" else path)])
+
+
+def device_of(path):
+    """A path's device; "nop" is the node's loop with IORING_OP_NOP;
+    NAME-best is NAME at its best (guest_setup.BEST)."""
+    return guest_setup.DEVICE[guest_setup.BEST.get(path, "node" if path == "nop" else path)]
+
+
+# each path of make profile and its device
+PATHS = tuple((path, device_of(path))
               for path in ("node", "node-best", "direct", "block", "block-best", "nop",
                            "ng", "ng-best", "nvme", "nvme-best"))
+# each experiment of experiments/ (make experiment): the paths its kernel
+# is measured on, the bars of the layer picture
+EXPERIMENTS = {"blkdev-uring-rw": tuple(
+    (path, device_of(path)) for path in ("block", "block-best", "blkcmd-best", "node-best",
+                                         "direct", "ng-best", "nvme-best"))}
 YARDSTICK = ("ng", "nvme")              # NVMe's passthrough and its block device
 CPU = 1                 # the load's vCPU; its queue's interrupt lands there
 N = 2000                # I/Os of the shorter window of a run (NOPs: NOP_N)
@@ -53,8 +65,10 @@ def window_ios(point):
 def command(point, ios):
     """A run's window: ios I/Os of t/io_uring-vblk's loop, marked (-W1)."""
     op, depth, mode, bufs, path = point
+    device = device_of(path)
     return guest_setup.at_best(path, io_uring_vblk(
-        dict(PATHS)[path], nop=path == "nop", depth=depth, write_pct=dict(OPS)[op],
+        device, node=guest_setup.PATH_MODE.get(guest_setup.BEST.get(path, path), is_node(device)),
+        nop=path == "nop", depth=depth, write_pct=dict(OPS)[op],
         polled=mode == "polled", fixed=dict(BUFFERS)[bufs], regfiles=path in guest_setup.BEST,
         ios=ios, cpu=CPU, window=True, quiet=True, json_summary=True))
 
@@ -100,6 +114,13 @@ def run_boot(boot, quick, fixed, repeats, paths, kernel=vm.KERNEL, initrd=vm.INI
 def boot_dir(boot):
     """Where boot number boot of a make profile leaves its counts."""
     return os.path.join(vm.GUESTS, BOOT_NAME.format(boot))
+
+
+def boot_kobj(directory):
+    """The kernel objects of the kernel that boot directory ran (its
+    System.map's directory)."""
+    with open(os.path.join(directory, "runs.json")) as f:
+        return os.path.dirname(json.load(f).get("system_map", vm.SYSTEM_MAP))
 
 
 def read_boot(directory):

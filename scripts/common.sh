@@ -7,9 +7,9 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
-KSRC=$BUILD/linux               # base + series, a git repository
 # The guest kernel's variant, VARIANT "" or "debug" (sanitizers: make ...
-# DEBUG=1), and its paths: SUFFIX, KOBJ (out-of-tree objects), KERNEL,
+# DEBUG=1) or an experiment's (make experiment), and its paths: KSRC (base +
+# series, a git repository), SUFFIX, KOBJ (out-of-tree objects), KERNEL,
 # MODROOT, INITRD, UAPI... from the one place that names them.
 eval "$(python3 "$TOP/harness/buildpaths.py" --build "$BUILD" --variant "${VARIANT:-}" --sh)"
 LOGS=$BUILD/logs

@@ -61,8 +61,9 @@ from harness import fio_profile, layers, vm  # noqa: E402
 from harness.insn_fit import fit_group  # noqa: E402
 from harness.insns import IO_URING_ENTER as ENTER, by_symbol, mean_symbols, over_both, waits  # noqa: E402
 from harness.guest_setup import BEST  # noqa: E402
-from harness.profiling import (BUFFERS, CPU, OPS, PATHS, YARDSTICK,  # noqa: E402
-                               boot_dir, read_boot, run_boot, window_ios)
+from harness.buildpaths import paths as build_paths  # noqa: E402
+from harness.profiling import (BUFFERS, CPU, EXPERIMENTS, OPS, PATHS, YARDSTICK,  # noqa: E402
+                               boot_dir, boot_kobj, read_boot, run_boot, window_ios)
 
 VIRTQUEUE = re.compile(r"^(virtqueue_|vring_|vp_|virtio_|detach_buf)")
 INTERRUPT = re.compile(r"^(vring_interrupt|vp_vring_interrupt|vp_interrupt)$")
@@ -102,7 +103,7 @@ def canonical(path, mode, enters):
 
 
 SPREAD_LIMIT = {"node": 0.02, "direct": 0.02, "block": 0.02, "nop": 0.005,
-                "ng": 0.02, "nvme": 0.02}
+                "ng": 0.02, "nvme": 0.02, "blkcmd": 0.02}
 SPREAD_LIMIT.update({best: SPREAD_LIMIT[path] for best, path in BEST.items()})
 TOP = 15
 BLIND_SPOTS = """\
@@ -135,7 +136,7 @@ def load_boot(directory):
     """One record per run: its windows (for the fit) and its counts per I/O,
     the second window less the first; fio's runs' records apart."""
     windows, sizes, symbols, runs, fio_runs, seconds = read_boot(directory)
-    files = layers.symbol_files()
+    files = layers.symbol_files(boot_kobj(directory))
     records = []
     for i, point in enumerate(runs):
         pair, n = (windows[2 * i], windows[2 * i + 1]), window_ios(point)
@@ -446,8 +447,19 @@ def main():
     parser.add_argument("--kernel", default=vm.KERNEL, help="the guest kernel to measure")
     parser.add_argument("--initrd", default=vm.INITRD, help="its initramfs (modules)")
     parser.add_argument("--system-map", default=vm.SYSTEM_MAP, help="its System.map")
+    parser.add_argument("--experiment", choices=EXPERIMENTS,
+                        help="the kernel of experiments/NAME (make experiment builds it), "
+                             "on its paths unless --paths")
     args = parser.parse_args()
-    unknown = set(args.paths) - set(dict(PATHS))
+    known = dict(PATHS)
+    if args.experiment:
+        known = dict(EXPERIMENTS[args.experiment])
+        built = build_paths(args.experiment)
+        args.kernel, args.initrd, args.system_map = (built[k] for k in
+                                                     ("KERNEL", "INITRD", "SYSTEM_MAP"))
+        if args.paths == parser.get_default("paths"):
+            args.paths = list(known)
+    unknown = set(args.paths) - set(known)
     given = [a for a in ("kernel", "initrd", "system_map")
              if getattr(args, a) != parser.get_default(a)]
     if given and len(given) < 3:
@@ -455,7 +467,7 @@ def main():
         parser.error("--kernel, --initrd and --system-map go together")
     if unknown:
         parser.error(f"--paths: no path {', '.join(sorted(unknown))} (paths: "
-                     f"{', '.join(dict(PATHS))})")
+                     f"{', '.join(known)})")
     dirs = [boot_dir(b) if args.reuse else
             run_boot(b, args.quick, args.fixed, args.repeats, args.paths, args.kernel,
                      args.initrd, args.system_map)
@@ -472,7 +484,7 @@ def main():
     fio = fio_profile.summarize(fio_boots) if all(fio_boots) else None
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "profile.json"), "w") as f:
-        json.dump({"fits": fits,
+        json.dump({"fits": fits, "kobj": boot_kobj(dirs[-1]),
                    "summary": {" ".join(map(str, k)): v for k, v in summary.items()},
                    "fio": {" ".join(map(str, k)): v for k, v in (fio or {}).items()}},
                   f, indent=1)

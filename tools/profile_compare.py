@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Compare two make profile runs: timing-free instructions per I/O of each
 path at each point, before and after, and the symbols that moved most for
-one path at one point; with --ratios, each passthrough path over its block
+one path at one point, or its timing-free figure split by layer
+(harness/layers.py); with --ratios, each passthrough path over its block
 device before and after, and the node's ratio over NVMe's char node's.
 Both runs' profile.json, as tools/profile.py writes them.
 
 usage: profile_compare.py BEFORE.json AFTER.json [--paths node,direct]
                           [--ratios] [--symbols "read 32 irq plain node"]
+                          [--layers "read 32 polled fixed node-best"]
                           [--out FILE]"""
 
 import argparse
@@ -67,6 +69,19 @@ def symbols(before, after, key, count):
     return lines
 
 
+def by_layer(before, after, key):
+    """key's timing-free figure by layer, before and after."""
+    b, a = before[key].get("layers"), after[key].get("layers")
+    if b is None or a is None:
+        raise SystemExit(f"{key}: a run without layers (tools/profile.py --reuse counts them)")
+    lines = [f"Timing-free instructions per I/O by layer, {key}:", "",
+             "| layer | before | after | change |", "| --- | --- | --- | --- |"]
+    lines += [f"| {layer} | {b.get(layer, 0):.0f} | {a.get(layer, 0):.0f} | "
+              f"{a.get(layer, 0) - b.get(layer, 0):+.0f} |"
+              for layer in dict.fromkeys(list(b) + list(a))]
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("before")
@@ -74,6 +89,7 @@ def main():
     parser.add_argument("--paths", default="node,direct")
     parser.add_argument("--ratios", action="store_true")
     parser.add_argument("--symbols", action="append", default=[])
+    parser.add_argument("--layers", action="append", default=[])
     parser.add_argument("--count", type=int, default=12)
     parser.add_argument("--out")
     args = parser.parse_args()
@@ -89,6 +105,8 @@ def main():
         lines += ratios(before, after)
     for key in args.symbols:
         lines += [""] + symbols(before, after, key, args.count)
+    for key in args.layers:
+        lines += [""] + by_layer(before, after, key)
     text = "\n".join(lines) + "\n"
     if args.out:
         with open(args.out, "w") as f:

@@ -7,7 +7,10 @@
  * switches the path; the op, size, depth, batching, polling and buffers
  * stay the same.  NVMe's pair runs in the same loop, the yardstick: -u1 on
  * a namespace's generic char node /dev/ngXnY sends NVMe's uring_cmd
- * (struct nvme_uring_cmd), -u0 on /dev/nvmeXnY reads and writes it.
+ * (struct nvme_uring_cmd), -u0 on /dev/nvmeXnY reads and writes it.  -u2
+ * drives a block device with its own uring_cmd, BLOCK_URING_CMD_READ and
+ * BLOCK_URING_CMD_WRITE: the generic alternative to a node, which only the
+ * prototype kernel of experiments/blkdev-uring-rw/ has.
  *
  * -v SEED checks data end to end: every write carries the test pattern of
  * guest/lib/pattern.h at its offset, every read must return it.
@@ -43,6 +46,12 @@
 #define WRITE_TAG	(1ULL << 62)	/* user_data of a write */
 #define SLOT_MASK	(WRITE_TAG - 1)
 
+/* experiments/blkdev-uring-rw/: not in any released <linux/blkdev.h> */
+#ifndef BLOCK_URING_CMD_READ
+#define BLOCK_URING_CMD_READ	_IO(0x12, 2)
+#define BLOCK_URING_CMD_WRITE	_IO(0x12, 3)
+#endif
+
 struct options {
 	const char *dev;
 	unsigned int depth, submit_batch, complete_batch, threads;
@@ -50,7 +59,7 @@ struct options {
 	uint64_t ios, size, seed;
 	int cpu;
 	unsigned int polled;		/* 2: also without poll queues */
-	bool passthrough, nop, random, fixed, regfiles, sqpoll, vectored;
+	bool passthrough, blkcmd, nop, random, fixed, regfiles, sqpoll, vectored;
 	bool direct, track_lat, json, quiet, window;
 };
 
@@ -114,7 +123,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: io_uring-vblk [options] DEVICE\n"
 		"  -u 0|1   path: 0 = block device (/dev/vdX, /dev/nvmeXnY),\n"
-		"           1 = passthrough node (/dev/vdXc0, NVMe's /dev/ngXnY) [0]\n"
+		"           1 = passthrough node (/dev/vdXc0, NVMe's /dev/ngXnY),\n"
+		"           2 = block device, BLOCK_URING_CMD_READ/WRITE (a prototype kernel's) [0]\n"
 		"  -N 0|1   IORING_OP_NOP instead of I/O, in the same loop: the floor [0]\n"
 		"  -d N     queue depth [32]\n"
 		"  -s N     submit batch [min(depth, 32)]\n"
@@ -147,11 +157,12 @@ static void usage(void)
 
 static void parse_args(int argc, char **argv)
 {
+	unsigned int path = 0;
 	int opt;
 
 	while ((opt = getopt(argc, argv, "u:N:d:s:c:b:w:R:p:B:F:k:V:f:O:n:C:r:I:z:t:v:W:jqh")) != -1) {
 		switch (opt) {
-		case 'u': o.passthrough = vblk_number(optarg, usage); break;
+		case 'u': path = vblk_number(optarg, usage); break;
 		case 'N': o.nop = vblk_number(optarg, usage); break;
 		case 'd': o.depth = vblk_number(optarg, usage); break;
 		case 's': o.submit_batch = vblk_number(optarg, usage); break;
@@ -179,8 +190,10 @@ static void parse_args(int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (optind != argc - 1)
+	if (optind != argc - 1 || path > 2)
 		usage();
+	o.passthrough = path == 1;
+	o.blkcmd = path == 2;
 	o.dev = argv[optind];
 	if (!o.depth || o.depth > 4096 || !o.threads || o.threads > MAX_THREADS ||
 	    o.write_pct > 100 || !o.bs)
@@ -197,6 +210,8 @@ static void parse_args(int argc, char **argv)
 		o.runtime = 10;
 	if (o.fixed && o.vectored)
 		die("%s", "-B1 and -V1 exclude each other: registered buffers are plain buffers");
+	if (o.blkcmd && o.vectored)
+		die("%s", "-u2 has no vectored command");
 	if (o.seed && o.bs % 8)
 		die("%s", "-v needs a block size that is a multiple of 8");
 }
@@ -342,6 +357,16 @@ static void prep_block(struct submitter *s, struct io_uring_sqe *sqe, unsigned i
 		io_uring_prep_read(sqe, s->fd, s->bufs[slot], o.bs, off);
 }
 
+static void prep_blkcmd(struct submitter *s, struct io_uring_sqe *sqe, unsigned int slot,
+			bool write, uint64_t off)
+{
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, s->fd, s->bufs[slot], o.bs, 0);
+	sqe->cmd_op = write ? BLOCK_URING_CMD_WRITE : BLOCK_URING_CMD_READ;
+	sqe->addr3 = off;
+	if (o.fixed)
+		vblk_prep_fixed(sqe, slot);
+}
+
 static void prep_flush(struct submitter *s, struct io_uring_sqe *sqe)
 {
 	struct vblk_cmd cmd = { .type = VIRTIO_BLK_T_FLUSH };
@@ -391,6 +416,8 @@ static void prep_one(struct submitter *s)
 			prep_nvme(s, sqe, slot, write, off);
 		else if (o.passthrough)
 			prep_passthrough(s, sqe, slot, write, off);
+		else if (o.blkcmd)
+			prep_blkcmd(s, sqe, slot, write, off);
 		else
 			prep_block(s, sqe, slot, write, off);
 		s->writes_since_flush += write;
@@ -597,6 +624,11 @@ static const char *rw_name(void)
 	return o.random ? "randrw" : "rw";
 }
 
+static const char *path_name(void)
+{
+	return o.passthrough ? "passthrough" : o.blkcmd ? "blkcmd" : "block";
+}
+
 static void print_summary(const struct summary *sum, int errors)
 {
 	double per_submit = sum->submit_calls ? (double)sum->submitted / sum->submit_calls : 0;
@@ -610,7 +642,7 @@ static void print_summary(const struct summary *sum, int errors)
 		       "\"seconds\": %.3f, \"ios\": %" PRIu64 ", \"iops\": %.1f, \"mib_s\": %.2f, "
 		       "\"ios_per_submit\": %.2f, \"ios_per_reap\": %.2f, \"flushes\": %" PRIu64
 		       ", \"errors\": %d",
-		       o.passthrough ? "passthrough" : "block", o.dev, rw_name(), o.write_pct,
+		       path_name(), o.dev, rw_name(), o.write_pct,
 		       o.bs, o.depth, o.submit_batch, o.complete_batch, o.polled, o.fixed,
 		       o.regfiles, o.sqpoll, o.vectored, o.direct, o.threads, sum->seconds,
 		       sum->ios, sum->iops, sum->mib_s, per_submit, per_reap, sum->flushes, errors);
@@ -621,7 +653,7 @@ static void print_summary(const struct summary *sum, int errors)
 		return;
 	}
 	printf("%s %s bs=%u depth=%u: IOPS=%.0f, BW=%.1fMiB/s, IOS/call=%.1f/%.1f, %" PRIu64
-	       " I/Os in %.2fs\n", o.passthrough ? "passthrough" : "block", rw_name(), o.bs,
+	       " I/Os in %.2fs\n", path_name(), rw_name(), o.bs,
 	       o.depth, sum->iops, sum->mib_s, per_submit, per_reap, sum->ios, sum->seconds);
 	if (sum->nr_lat)
 		printf("latency (usec): mean=%.1f, p50=%.1f, p99=%.1f, p99.9=%.1f\n",

@@ -11,9 +11,9 @@ from harness.buildpaths import TOP
 QUICK = True
 ONCE = True
 
-# Not sources: the series (patches and their metadata), results, prose
+# Not sources: the series and the experiments (patches and their metadata), results, prose
 SKIP_PREFIXES = ("patches/", "fio-engine/", "blktests/", "liburing/", "results/")
-SKIP_SUFFIXES = (".md", ".txt", ".json", ".png", ".dat")
+SKIP_SUFFIXES = (".md", ".txt", ".json", ".png", ".dat", ".patch")
 SKIP_FILES = ("LICENSE",)
 
 
