@@ -26,13 +26,13 @@ NODE, DIRECT_NODE, BLOCK = "/dev/vdac0", "/dev/vdbc0", "/dev/vda"
 NVME_NODE, NVME_BLOCK = "/dev/ng0n1", "/dev/nvme0n1"
 # each path that make bench and make profile measure: the node on blk-mq,
 # the node on its own virtqueues, the block device, NVMe's node and block
-# device; and the block device through its own uring_cmd (BLOCK_URING_CMD_READ
-# and _WRITE), which only make experiment's kernel has
-# (experiments/blkdev-uring-rw/)
+# device; and a block device through its own uring_cmd (BLOCK_URING_CMD_READ
+# and _WRITE), vda (blkcmd) or nvme0n1 (nvmecmd), which only make
+# experiment's kernel has (experiments/blkdev-uring-rw/)
 DEVICE = {"node": NODE, "direct": DIRECT_NODE, "block": BLOCK,
-          "ng": NVME_NODE, "nvme": NVME_BLOCK, "blkcmd": BLOCK}
+          "ng": NVME_NODE, "nvme": NVME_BLOCK, "blkcmd": BLOCK, "nvmecmd": NVME_BLOCK}
 # t/io_uring-vblk's -u of each path that does not follow from its device
-PATH_MODE = {"blkcmd": 2}
+PATH_MODE = {"blkcmd": 2, "nvmecmd": 2}
 # the block device whose scheduler a run on each device sets
 DISK_OF = {NODE: "vda", DIRECT_NODE: "vdb", BLOCK: "vda",
            NVME_NODE: "nvme0n1", NVME_BLOCK: "nvme0n1"}
@@ -42,14 +42,14 @@ DISK_OF = {NODE: "vda", DIRECT_NODE: "vdb", BLOCK: "vda",
 # it sets and then puts back.  Scheduler none and registered buffers (the
 # "fixed" points) hold for every path.
 BEST = {"node-best": "node", "block-best": "block", "ng-best": "ng", "nvme-best": "nvme",
-        "blkcmd-best": "blkcmd"}
+        "blkcmd-best": "blkcmd", "nvmecmd-best": "nvmecmd"}
 BEST_QUEUE = {"iostats": (0, 1), "nomerges": (2, 0)}     # at its best, by default
 
 
 def at_best(path, command):
     """command (a run on path) as a guest script: with the block device's
     queue at its best around it when path is a block device's best."""
-    if BEST.get(path) not in ("block", "nvme", "blkcmd"):
+    if BEST.get(path) not in ("block", "nvme", "blkcmd", "nvmecmd"):
         return command
     queue = f"/sys/block/{DISK_OF[DEVICE[BEST[path]]]}/queue"
     setting = "; ".join(f"echo {best} > {queue}/{attr}" for attr, (best, _) in BEST_QUEUE.items())

@@ -36,7 +36,7 @@ PATHS = tuple((path, device_of(path))
 # is measured on, the bars of the layer picture
 EXPERIMENTS = {"blkdev-uring-rw": tuple(
     (path, device_of(path)) for path in ("block", "block-best", "blkcmd-best", "node-best",
-                                         "direct", "ng-best", "nvme-best"))}
+                                         "direct", "ng-best", "nvme-best", "nvmecmd-best"))}
 YARDSTICK = ("ng", "nvme")              # NVMe's passthrough and its block device
 CPU = 1                 # the load's vCPU; its queue's interrupt lands there
 N = 2000                # I/Os of the shorter window of a run (NOPs: NOP_N)

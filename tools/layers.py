@@ -34,7 +34,7 @@ LAYERS = layers.LAYERS
 
 # the paths a table shows, and the bars of the picture
 PATHS = ("block", "block-best", "blkcmd-best", "node", "node-best", "direct", "ng", "ng-best",
-         "nvme", "nvme-best")
+         "nvme", "nvme-best", "nvmecmd-best")
 # the differences a table shows, when both paths ran: what the node at its
 # best saves against the block device at its best, what the block device's
 # own uring_cmd (make experiment) costs beyond the node, what the direct

@@ -76,7 +76,7 @@ SLOWPATH = re.compile(r"queued_(spin|read|write)_lock_slowpath$")
 # with time, not with I/O: none in a canonical wait.  NOPs only see ticks.
 TICK = "hrtimer_interrupt"
 # the driver's poll; else virtblk_poll
-POLL = {"direct": "virtblk_pt_poll", "ng": "nvme_poll", "nvme": "nvme_poll"}
+POLL = {"direct": "virtblk_pt_poll", "ng": "nvme_poll", "nvme": "nvme_poll", "nvmecmd": "nvme_poll"}
 
 
 def poll_symbol(path):
@@ -103,7 +103,7 @@ def canonical(path, mode, enters):
 
 
 SPREAD_LIMIT = {"node": 0.02, "direct": 0.02, "block": 0.02, "nop": 0.005,
-                "ng": 0.02, "nvme": 0.02, "blkcmd": 0.02}
+                "ng": 0.02, "nvme": 0.02, "blkcmd": 0.02, "nvmecmd": 0.02}
 SPREAD_LIMIT.update({best: SPREAD_LIMIT[path] for best, path in BEST.items()})
 TOP = 15
 BLIND_SPOTS = """\

@@ -33,7 +33,12 @@ def profile_line(path):
     if any(k.endswith(" block-best") for k in s):
         node_best, ng_best = ratio("node-best", "block-best"), ratio("ng-best", "nvme-best")
         best = (f"each at its best: node/block {span(node_best)}, ng/nvme {span(ng_best)}, "
-                f"node over ng {span(over(node_best, ng_best))}; at the defaults: ")
+                f"node over ng {span(over(node_best, ng_best))}; ")
+        if any(k.endswith(" blkcmd-best") for k in s):
+            best += (f"the block device's own uring_cmd (experiments/blkdev-uring-rw)/block "
+                     f"{span(ratio('blkcmd-best', 'block-best'))}, node over it "
+                     f"{span(ratio('node-best', 'blkcmd-best'))}; ")
+        best += "at the defaults: "
     return (f"instructions per I/O (timing-free, {len(points)} points): {best}"
             f"node/block {span(node)}, direct/block {span(ratio('direct', 'block'))}, "
             f"ng/nvme {span(ng)}; node over ng, each over its block device, {span(over(node, ng))}")
