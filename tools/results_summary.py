@@ -39,6 +39,10 @@ def profile_line(path):
                      f"{span(ratio('blkcmd-best', 'block-best'))}, node over it "
                      f"{span(ratio('node-best', 'blkcmd-best'))}; ")
         best += "at the defaults: "
+    if any(k.endswith(" nvmecmd-best") for k in s):
+        best = (f"nvme0n1's own uring_cmd (experiments/blkdev-uring-rw)/nvme at its best "
+                f"{span(ratio('nvmecmd-best', 'nvme-best'))}, ng over it "
+                f"{span(ratio('ng-best', 'nvmecmd-best'))}; " + best)
     return (f"instructions per I/O (timing-free, {len(points)} points): {best}"
             f"node/block {span(node)}, direct/block {span(ratio('direct', 'block'))}, "
             f"ng/nvme {span(ng)}; node over ng, each over its block device, {span(over(node, ng))}")
