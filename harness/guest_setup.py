@@ -11,6 +11,7 @@ interrupt queue per vCPU and a poll queue.  The node, the direct node, the
 block device and NVMe's pair are measured in the same boot."""
 
 from . import vm
+from .workloads import is_node
 
 PT_QUEUES, PT_POLL_QUEUES = 3, 1
 VBLK_PARAMS = "poll_queues=1"
@@ -49,7 +50,7 @@ BEST_QUEUE = {"iostats": (0, 1), "nomerges": (2, 0)}     # at its best, by defau
 def at_best(path, command):
     """command (a run on path) as a guest script: with the block device's
     queue at its best around it when path is a block device's best."""
-    if BEST.get(path) not in ("block", "nvme", "blkcmd", "nvmecmd"):
+    if path not in BEST or is_node(DEVICE[BEST[path]]):
         return command
     queue = f"/sys/block/{DISK_OF[DEVICE[BEST[path]]]}/queue"
     setting = "; ".join(f"echo {best} > {queue}/{attr}" for attr, (best, _) in BEST_QUEUE.items())
