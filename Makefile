@@ -188,12 +188,13 @@ profile: guest
 
 # A prototype measured beside the series (experiments/NAME/README.md)
 EXPERIMENT ?= blkdev-uring-rw
+EXPERIMENT_RESULTS := results/$(shell date -u +%Y-%m-%d)-$(EXPERIMENT)
 
 experiment: guest
 	@VARIANT=$(EXPERIMENT) scripts/experiment.sh $(GUEST_PROGS) $(FIO)
 	@python3 tools/profile.py --experiment $(EXPERIMENT) $(if $(QUICK),--quick) \
-		--out results/$(shell date -u +%Y-%m-%d)-$(EXPERIMENT)
-	@python3 tools/layers.py results/$(shell date -u +%Y-%m-%d)-$(EXPERIMENT)/profile.json
+		--out $(EXPERIMENT_RESULTS)
+	@python3 tools/layers.py $(EXPERIMENT_RESULTS)/profile.json
 
 clean:
 	rm -rf $(BUILD)

@@ -12,9 +12,8 @@ io_uring_enter).  Symbols are placed by the source file that defines them,
 read from the guest kernel's objects; what no rule places is "the rest",
 and the report lists its biggest symbols.
 
-Writes layers.md (one table per point: every path, what the node at its
-best saves against the block device at its best, what the direct mode saves
-beyond the node) and layers.png (per point, a stacked bar per path) beside
+Writes layers.md (one table per point: every path, and the differences of
+DIFFERENCES whose paths ran) and layers.png (per point, a stacked bar per path) beside
 the profile.json.
 
 usage: layers.py [--no-plot] SNAPSHOT/profile.json
