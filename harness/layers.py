@@ -19,6 +19,7 @@ from . import vm
 
 REST = "the rest"
 WAIT = "polling and idle"
+FILE_OPS = "file and block-device file operations"
 # (layer, the defining file, the function's name): the first rule that
 # matches places a symbol; None matches anything
 RULES = (
@@ -26,6 +27,8 @@ RULES = (
     (WAIT, re.compile(r"^(kernel/sched/|arch/x86/kernel/process\.c|drivers/cpuidle/)"), None),
     (WAIT, None, re.compile(r"(^|_)(iopoll|poll|poll_cq|hctx_poll)$|^io_do_iopoll$")),
     ("io_uring", re.compile(r"^io_uring/"), None),
+    # the block device's file operations, its uring_cmd too: its own completions included
+    (FILE_OPS, re.compile(r"^block/(fops|ioctl)\.c$"), None),
     ("plugging", re.compile(r"^block/"), re.compile(r"plug")),
     ("rq_qos, blk-cgroup, I/O statistics",
      re.compile(r"^block/(blk-rq-qos|blk-cgroup|blk-stat|blk-wbt|blk-iolatency|blk-throttle|"
@@ -43,8 +46,7 @@ RULES = (
     ("bio allocation and mapping",
      re.compile(r"^(block/(bio|blk-map|bio-integrity)\.c|lib/iov_iter\.c|mm/gup\.c)$"), None),
     ("block: submission and dispatch", re.compile(r"^block/"), None),
-    ("file and block-device file operations", re.compile(r"^(fs/|mm/(filemap|truncate)\.c$)"),
-     None),
+    (FILE_OPS, re.compile(r"^(fs/|mm/(filemap|truncate)\.c$)"), None),
     ("driver", re.compile(r"^drivers/(block|nvme)/"), None),
     ("virtio transport", re.compile(r"^(drivers/virtio/|lib/scatterlist\.c)"), None),
 )

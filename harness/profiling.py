@@ -35,7 +35,7 @@ PATHS = tuple((path, device_of(path))
 # each experiment of experiments/ (make experiment): the paths its kernel
 # is measured on, the bars of the layer picture
 EXPERIMENTS = {"blkdev-uring-rw": tuple(
-    (path, device_of(path)) for path in ("block", "block-best", "blkcmd-best", "node-best",
+    (path, device_of(path)) for path in ("block", "block-best", "blkcmd-best", "node", "node-best",
                                          "direct", "ng-best", "nvme-best", "nvmecmd-best"))}
 YARDSTICK = ("ng", "nvme")              # NVMe's passthrough and its block device
 CPU = 1                 # the load's vCPU; its queue's interrupt lands there

@@ -45,11 +45,11 @@ def io_uring_vblk_result(output):
     return json.loads(output.strip().splitlines()[-1])
 
 
-def fio_job(device, write_pct=0, depth=1, polled=False, cpu=0, name="bench"):
+def fio_job(device, write_pct=0, depth=1, polled=False, cpu=0, name="bench", best=False):
     """fio's command line for 4 KiB random reads (write_pct 0) or writes
     (100): ioengine=io_uring_cmd with cmd_type=vblk, or nvme on NVMe's node,
     on a node, ioengine=io_uring with O_DIRECT on a block device; pinned to
-    guest CPU cpu; a JSON report."""
+    guest CPU cpu; a JSON report.  best: the file and buffers registered."""
     rw = "randwrite" if write_pct else "randread"
     if is_node(device):
         engine = f"--ioengine=io_uring_cmd --cmd_type={'nvme' if device.startswith('/dev/ng') else 'vblk'}"
@@ -57,7 +57,8 @@ def fio_job(device, write_pct=0, depth=1, polled=False, cpu=0, name="bench"):
         engine = "--ioengine=io_uring --direct=1"
     return (f"fio --name={name} {engine} --filename={device} --rw={rw} --bs={BS} "
             f"--iodepth={depth} --hipri={int(polled)} --cpus_allowed={cpu} "
-            f"--norandommap --randrepeat=0 --output-format=json")
+            f"--norandommap --randrepeat=0 --output-format=json"
+            + " --registerfiles=1 --fixedbufs=1" * best)
 
 
 def fio_result(output):

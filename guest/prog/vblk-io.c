@@ -4,7 +4,11 @@
  * and O_DIRECT, one request of -b bytes at a time (queue depth 1, so the
  * device sees exactly LEN / BS requests: nothing is merged or split).
  *
- * usage: vblk-io [-b BS] write|verify DEV OFFSET LEN SEED
+ * usage: vblk-io [-b BS] [-c [-d]] write|verify DEV OFFSET LEN SEED
+ *   -c  through the page cache (no O_DIRECT)
+ *   -d  with -c: first what the user's guide asks of a program that mixes
+ *       the node and the block device, fsync() and POSIX_FADV_DONTNEED of
+ *       the range
  * Prints "ops N" on success; exits VBLK_EXIT_FAIL on a mismatch, an I/O
  * error or a failed set-up.
  */
@@ -22,7 +26,7 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: vblk-io [-b BS] write|verify DEV OFFSET LEN SEED\n");
+	fprintf(stderr, "usage: vblk-io [-b BS] [-c [-d]] write|verify DEV OFFSET LEN SEED\n");
 	exit(VBLK_EXIT_USAGE);
 }
 
@@ -52,13 +56,18 @@ int main(int argc, char **argv)
 {
 	uint64_t bs = 4096, off, len, seed, pos, ops = 0;
 	struct io_uring ring;
-	int opt, fd, is_write, ret;
+	int opt, fd, is_write, ret, cached = 0, drop = 0;
 	void *buf;
 
-	while ((opt = getopt(argc, argv, "b:")) != -1) {
-		if (opt != 'b')
+	while ((opt = getopt(argc, argv, "b:cd")) != -1) {
+		if (opt == 'b')
+			bs = vblk_number(optarg, usage);
+		else if (opt == 'c')
+			cached = 1;
+		else if (opt == 'd')
+			drop = 1;
+		else
 			usage();
-		bs = vblk_number(optarg, usage);
 	}
 	if (argc - optind != 5)
 		usage();
@@ -71,13 +80,24 @@ int main(int argc, char **argv)
 	off = vblk_number(argv[optind + 2], usage);
 	len = vblk_number(argv[optind + 3], usage);
 	seed = vblk_number(argv[optind + 4], usage);
-	if (!bs || bs % 8 || off % 8 || len % bs)
+	if (!bs || bs % 8 || off % 8 || len % bs || (drop && !cached))
 		usage();
 
-	fd = open(argv[optind + 1], (is_write ? O_WRONLY : O_RDONLY) | O_DIRECT);
+	fd = open(argv[optind + 1], (is_write ? O_WRONLY : O_RDONLY) | (cached ? 0 : O_DIRECT));
 	if (fd < 0) {
 		perror(argv[optind + 1]);
 		return VBLK_EXIT_FAIL;
+	}
+	if (drop) {
+		if (fsync(fd)) {
+			perror("fsync");
+			return VBLK_EXIT_FAIL;
+		}
+		ret = posix_fadvise(fd, off, len, POSIX_FADV_DONTNEED);
+		if (ret) {
+			fprintf(stderr, "posix_fadvise: %s\n", strerror(ret));
+			return VBLK_EXIT_FAIL;
+		}
 	}
 	if (posix_memalign(&buf, 4096, bs) || io_uring_queue_init(4, &ring, 0)) {
 		fprintf(stderr, "set-up failed\n");

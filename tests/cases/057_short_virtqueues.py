@@ -9,21 +9,29 @@ cap blk-mq sends requests of 126 segments, which the virtqueue refuses
 for ever: the write hangs).  The node takes data of at most 14 pages and
 says so in max_transfer_bytes; a transfer one page longer is refused with
 EINVAL before anything is sent.  The largest one it takes lands in the
-host image."""
+host image.  The same holds when the device offers indirect descriptors
+(indirect_desc=on): a request whose indirect table cannot be allocated
+(GFP_ATOMIC) goes in the ring itself, so max_segments is 14 there too;
+on the debug kernel failslab fails that table's allocation for the
+longest write, which then lands (with max_segments 126 it took 128
+descriptors of an empty 16-entry ring, and the queue stopped for good)."""
 
 from harness.vm import Disk
-from tests.helpers import OK, NODE_CLASS, vblk_cmd
+from tests.helpers import OK, NODE_CLASS, vblk_cmd, vblk_output
 from tests.pattern import image_matches
 
 DESCRIPTION = "no command needs more descriptors than a virtqueue holds"
 QUICK = True
+DEBUG_KERNEL = True
+CONDITIONS = {"indirect_desc": (False, True)}
 
 MiB = 1 << 20
 RING = 16
+VBLK_EXIT_SKIP = 77     # vblk-cmd -N on a kernel without failslab
 
 
-def test(t):
-    disk = Disk(id="d0", size=64 * MiB, queue_size=RING, indirect_desc=False,
+def test(t, cond):
+    disk = Disk(id="d0", size=64 * MiB, queue_size=RING, indirect_desc=cond["indirect_desc"],
                 seg_max_adjust=False)
     g = t.guest([disk])
     segments = int(g.output("cat /sys/block/vda/queue/max_segments"))
@@ -42,3 +50,11 @@ def test(t):
     t.expect_equal(vblk_cmd(g, f"-w -s 4096 -l {most} -v 2 -A 512 -k 58")[0], "EINVAL",
                    "a write of as many bytes, touching one page more")
     t.expect_equal(g.blockstats("d0")["wr_operations"], writes, "writes that reached the device")
+    if cond["indirect_desc"]:
+        status, out = g.run(f"vblk-cmd -w -s 8192 -l {most} -k 59 -N virtqueue_add_sgs "
+                            "/dev/vdac0", check=False, timeout=60)
+        t.log(f"the longest write, its indirect table's allocation failed: {status} {out.strip()}")
+        if status != VBLK_EXIT_SKIP:
+            t.expect("res=0 OK" in out, f"the longest write without its indirect table: {out}")
+            t.expect(image_matches(disk.image, 59, 8192 * 512, most),
+                     "the write without its indirect table is not in the image")
