@@ -55,6 +55,8 @@ def test(t, cond):
                             "/dev/vdac0", check=False, timeout=60)
         t.log(f"the longest write, its indirect table's allocation failed: {status} {out.strip()}")
         if status != VBLK_EXIT_SKIP:
+            left = g.output("cat /sys/kernel/debug/failslab/times").strip()
+            t.expect_equal(left, "0", "failslab's injections left (0: the table's allocation failed)")
             t.expect("res=0 OK" in out, f"the longest write without its indirect table: {out}")
             t.expect(image_matches(disk.image, 59, 8192 * 512, most),
                      "the write without its indirect table is not in the image")

@@ -4,7 +4,9 @@ bdev_allow_write_mounted=0, as CONFIG_BLK_DEV_WRITE_MOUNTED=n does), the
 node is such a writer: while /dev/vda is mounted, opening the node for
 writing fails with EBUSY and nothing reaches the image, opening it for
 reading works; once unmounted, the same write lands; and a node held open
-for writing makes the mount fail with EBUSY, as an open /dev/vda would."""
+for writing makes the mount fail with EBUSY, as an open /dev/vda would.
+Another opener of the whole disk does not keep its partitions from being
+read again: BLKRRPART works with the node open."""
 
 from harness.vm import Disk
 from tests.helpers import OK, vblk_cmd
@@ -48,3 +50,6 @@ def test(t):
     t.expect("res=0 OK" in out and "exit=0" in out, f"the held node's write failed: {out}")
     t.expect(image_matches(disk.image, 8, AT, 4096), "the held node's write is not in the image")
     g.output("mount -t ext2 /dev/vda /mnt && umount /mnt")
+
+    status, out = g.run("exec 3</dev/vdac0; blockdev --rereadpt /dev/vda", check=False)
+    t.expect(status == 0, f"BLKRRPART with the node open: {status} {out.strip()}")
