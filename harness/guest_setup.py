@@ -47,6 +47,11 @@ BEST = {"node-best": "node", "block-best": "block", "ng-best": "ng", "nvme-best"
 BEST_QUEUE = {"iostats": (0, 1), "nomerges": (2, 0)}     # at its best, by default
 
 
+def device_of(path):
+    """A path's device: NAME-best runs on NAME's."""
+    return DEVICE[BEST.get(path, path)]
+
+
 def at_best(path, command):
     """command (a run on path) as a guest script: with the block device's
     queue at its best around it when path is a block device's best."""

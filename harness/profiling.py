@@ -25,7 +25,7 @@ BUFFERS = (("plain", 0), ("fixed", 1))
 def device_of(path):
     """A path's device; "nop" is the node's loop with IORING_OP_NOP;
     NAME-best is NAME at its best (guest_setup.BEST)."""
-    return guest_setup.DEVICE[guest_setup.BEST.get(path, "node" if path == "nop" else path)]
+    return guest_setup.device_of("node" if path == "nop" else path)
 
 
 # each path of make profile and its device

@@ -11,9 +11,9 @@ scheduler), and the yardstick, NVMe's char node (/dev/ng0n1) and block
 device (/dev/nvme0n1) under none, and each pair at its best (registered
 file and buffers, the block devices without statistics or merging, as
 guest_setup.BEST says), in alternation, the same op, size, depth and CPU
-for each, REPEATS times, and reports medians with their spread.  Every run sets the
-scheduler it is measured with: passthrough requests bypass the
-scheduler's queue, but with a scheduler they take its tags.
+for each, REPEATS times, and reports medians with their spread.  Every
+run sets the scheduler it is measured with: passthrough requests bypass
+the scheduler's queue, but with a scheduler they take its tags.
 Writes bench.json (every run), bench.md (the table, passthrough/block
 ratios) and bench.png (IOPS against queue depth) into --out (results/;
 make bench gives it a snapshot folder, results/<date>-series<N>/), and
@@ -55,11 +55,6 @@ PATHS = tuple((side, sched) for sched in SCHEDULERS for side in SIDES) + (DIRECT
 CPU = 0                 # every run is pinned to this guest CPU
 
 
-def device(side):
-    """The device a side runs on; NAME-best runs on NAME's."""
-    return guest_setup.DEVICE[guest_setup.BEST.get(side, side)]
-
-
 def path_name(side, sched):
     """A path as bench.json, the table and the plot name it."""
     return f"{side}-{sched}"
@@ -72,7 +67,7 @@ class IoUringVblk:
 
     def command(self, side, write_pct, depth, polled, runtime):
         best = side in guest_setup.BEST
-        return io_uring_vblk(device(side), depth=depth, bs=BS, write_pct=write_pct,
+        return io_uring_vblk(guest_setup.device_of(side), depth=depth, bs=BS, write_pct=write_pct,
                              polled=polled, fixed=best, regfiles=best, runtime=runtime,
                              latency=True, cpu=CPU, json_summary=True)
 
@@ -90,8 +85,9 @@ class Fio:
     name = "fio"
 
     def command(self, side, write_pct, depth, polled, runtime):
-        return (f"{fio_job(device(side), write_pct, depth, polled, CPU, best=side in guest_setup.BEST)} "
-                f"--time_based --runtime={runtime}")
+        job = fio_job(guest_setup.device_of(side), write_pct, depth, polled, CPU,
+                      best=side in guest_setup.BEST)
+        return f"{job} --time_based --runtime={runtime}"
 
     def parse(self, output):
         job = fio_result(output)
@@ -135,7 +131,7 @@ def measure(guest, tools, repeats, runtime, only=None):
             # rotate the order so that no path always runs first
             order = PATHS[rep % len(PATHS):] + PATHS[:rep % len(PATHS)]
             for side, sched in order:
-                disk = guest_setup.DISK_OF[device(side)]
+                disk = guest_setup.DISK_OF[guest_setup.device_of(side)]
                 guest.output(f"echo {sched} > /sys/block/{disk}/queue/scheduler")
                 cmd = guest_setup.at_best(side, tool.command(side, write_pct, depth,
                                                              mode == "polled", runtime))

@@ -17,8 +17,9 @@ longest write, which then lands (with max_segments 126 it took 128
 descriptors of an empty 16-entry ring, and the queue stopped for good)."""
 
 from harness.vm import Disk
-from tests.helpers import OK, NODE_CLASS, vblk_cmd, vblk_output
+from tests.helpers import OK, NODE_CLASS, vblk_cmd
 from tests.pattern import image_matches
+from tests.run import SKIP_STATUS
 
 DESCRIPTION = "no command needs more descriptors than a virtqueue holds"
 QUICK = True
@@ -27,7 +28,6 @@ CONDITIONS = {"indirect_desc": (False, True)}
 
 MiB = 1 << 20
 RING = 16
-VBLK_EXIT_SKIP = 77     # vblk-cmd -N on a kernel without failslab
 
 
 def test(t, cond):
@@ -54,7 +54,7 @@ def test(t, cond):
         status, out = g.run(f"vblk-cmd -w -s 8192 -l {most} -k 59 -N virtqueue_add_sgs "
                             "/dev/vdac0", check=False, timeout=60)
         t.log(f"the longest write, its indirect table's allocation failed: {status} {out.strip()}")
-        if status != VBLK_EXIT_SKIP:
+        if status != SKIP_STATUS:     # vblk-cmd -N without failslab
             left = g.output("cat /sys/kernel/debug/failslab/times").strip()
             t.expect_equal(left, "0", "failslab's injections left (0: the table's allocation failed)")
             t.expect("res=0 OK" in out, f"the longest write without its indirect table: {out}")
