@@ -58,9 +58,9 @@ def bench_line(path):
     def ratio(a, b):
         return [v / iops[k[:4] + (b,)] for k, v in iops.items()
                 if k[3] == "io_uring-vblk" and k[4] == a and iops.get(k[:4] + (b,))]
-    best = (f"at their best node/block {span(ratio('node-best-none', 'block-best-none'))}, "
-            f"ng/nvme {span(ratio('ng-best-none', 'nvme-best-none'))}; "
-            if ratio('node-best-none', 'block-best-none') else "")
+    node_best = ratio('node-best-none', 'block-best-none')
+    best = (f"at their best node/block {span(node_best)}, "
+            f"ng/nvme {span(ratio('ng-best-none', 'nvme-best-none'))}; " if node_best else "")
     return (f"IOPS under TCG (io_uring-vblk, medians): {best}"
             f"node/block {span(ratio('node-none', 'block-none'))}, "
             f"direct/block {span(ratio('direct-none', 'block-none'))}, "
