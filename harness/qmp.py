@@ -29,9 +29,17 @@ class QMP:
         self.sock.settimeout(timeout)
         self.file = self.sock.makefile("rwb")
         self.events = []
-        greeting = self._receive()
-        if "QMP" not in greeting:
-            raise QMPError(f"unexpected QMP greeting: {greeting}")
+        # QEMU 7.2 can send an event (RESUME, when a chardev's wait=on
+        # held the machine) on a connection whose "opened" it has not yet
+        # handled, before the greeting: keep such events, wait for the
+        # greeting.
+        while True:
+            message = self._receive()
+            if "QMP" in message:
+                break
+            if "event" not in message:
+                raise QMPError(f"unexpected QMP greeting: {message}")
+            self.events.append(message)
         self.execute("qmp_capabilities")
 
     def _receive(self):
