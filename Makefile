@@ -35,9 +35,11 @@
 #   make fio-mail the fio series for fio master, mail-ready, in build/fio-patches/
 #                 (make fio-patches is the same)
 #   make blktests-master  blktests/ (the node's blktests cases) on blktests' master
-#                 (BLKTESTS=<blktests git repository>, BLKTESTS_REV=<commit>)
+#                 in build/blktests-master: the snapshot in ../shared/upstream/, or
+#                 BLKTESTS=<blktests git repository> (BLKTESTS_REV=<commit>)
 #   make liburing-master  liburing/ (the node's liburing test) on liburing's master
-#                 (LIBURING_MASTER=<liburing git repository>, LIBURING_REV=<commit>)
+#                 in build/liburing-master: the snapshot, or
+#                 LIBURING_MASTER=<liburing git repository> (LIBURING_REV=<commit>)
 #   make blktests-master-export, make liburing-master-export: write their commits back
 #   make blktests-mail, make liburing-mail: those series, mail-ready, in build/NAME-patches/
 #   make deps     install the Debian packages everything needs

@@ -14,8 +14,11 @@
 
 out=$1
 shift
+# gzip, kmod and udev for blktests' ./check: zgrep reads /proc/config.gz
+# (_have_kernel_option), modprobe is asked whether it can --wait, and
+# udevadm is among the commands it checks for before it runs.
 PACKAGES=(bash coreutils gawk grep sed findutils diffutils util-linux bsdextrautils ncurses-bin
-	  libc-bin python3.11-minimal libpython3.11-minimal libpython3.11-stdlib)
+	  libc-bin gzip kmod udev python3.11-minimal libpython3.11-minimal libpython3.11-stdlib)
 
 # A package's path as it lies under /usr (bookworm merged /bin, /sbin and
 # /lib into /usr; dpkg still lists the old paths).

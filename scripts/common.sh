@@ -28,6 +28,12 @@ FIO_SRC=$BUILD/fio              # fio FIO_VERSION + FIO_PORT, a git repository
 FIO_MASTER_SRC=$BUILD/fio-master  # fio master + FIO_PATCHES, a git repository
 FIO_BASE_TAG=fio-base           # not fio-N.N: FIO-VERSION-GEN would pick it up
 UPSTREAM_BASE_TAG=upstream-base  # blktests' and liburing's master (scripts/upstream.sh)
+# The snapshots of blktests' and liburing's master that their series are
+# based on (git archive tarballs, NAME-COMMIT.tar.gz): scripts/upstream.sh
+# imports them, scripts/suites.sh builds them for the guest.
+UPSTREAM_SNAPSHOTS=${UPSTREAM_SNAPSHOTS:-$(cd "$TOP/.." && pwd)/shared/upstream}
+BLKTESTS_SNAPSHOT=blktests-a608cb56341e
+LIBURING_SNAPSHOT=liburing-27255f4ceda9
 # liburing for the guest programs: sid's source (make deps)
 LIBURING_VERSION=2.15
 # sparse for make check: sid's source (make deps).  bookworm's 0.6.4 does not
