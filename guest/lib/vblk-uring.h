@@ -7,6 +7,7 @@
 #ifndef VBLK_URING_H
 #define VBLK_URING_H
 
+#include <glob.h>
 #include <liburing.h>
 #include <linux/virtio_blk.h>
 #include <linux/virtio_blk_uring_cmd.h>
@@ -15,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "vblk-exit.h"
 
@@ -68,13 +71,47 @@ static inline uint64_t vblk_sysfs_u64(const char *disk, const char *attr)
 	return vblk_sysfs_file_u64(path);
 }
 
-/* A number from the passthrough node's sysfs directory. */
+/*
+ * A number from the passthrough node's sysfs directory: the one entry of
+ * the disk's virtio device's virtblk-generic directory (the user's guide).
+ */
 static inline uint64_t vblk_node_sysfs_u64(const char *disk, const char *attr)
 {
 	char path[128];
+	glob_t g;
+	uint64_t v;
 
-	snprintf(path, sizeof(path), "/sys/class/virtblk-generic/%sc0/%s", disk, attr);
-	return vblk_sysfs_file_u64(path);
+	snprintf(path, sizeof(path), "/sys/block/%s/device/virtblk-generic/*/%s", disk, attr);
+	if (glob(path, 0, NULL, &g) || g.gl_pathc != 1) {
+		fprintf(stderr, "%s: no passthrough node\n", disk);
+		exit(VBLK_EXIT_USAGE);
+	}
+	v = vblk_sysfs_file_u64(g.gl_pathv[0]);
+	globfree(&g);
+	return v;
+}
+
+/*
+ * The disk of a passthrough node, into @name: the one entry of the node's
+ * virtio device's block directory.  0 if @dev is no such node.
+ */
+static inline int vblk_node_disk(const char *dev, char *name, size_t size)
+{
+	char path[128];
+	struct stat st;
+	glob_t g;
+	int ret = 0;
+
+	if (stat(dev, &st) || !S_ISCHR(st.st_mode))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/device/block/*",
+		 major(st.st_rdev), minor(st.st_rdev));
+	if (!glob(path, 0, NULL, &g) && g.gl_pathc == 1) {
+		snprintf(name, size, "%s", strrchr(g.gl_pathv[0], '/') + 1);
+		ret = 1;
+	}
+	globfree(&g);
+	return ret;
 }
 
 /* The pages an array of iovecs touches, each iovec counted apart. */
@@ -104,19 +141,21 @@ static inline void vblk_disk_info(const char *dev, struct vblk_disk *d)
 	uint64_t seg, hw;
 
 	d->nvme = !strncmp(base, "ng", 2) || !strncmp(base, "nvme", 4);
-	if (!strncmp(base, "ng", 2)) {
+	if (!d->nvme && vblk_node_disk(dev, d->name, sizeof(d->name))) {
+		n = 0;
+	} else if (!strncmp(base, "ng", 2)) {
 		/* ngXnY's block device is nvmeXnY */
 		memcpy(d->name, "nvme", 4);
 		at = 4;
 		base += 2;
 		n -= 2;
-	} else if (!d->nvme && n > 2 && !strcmp(base + n - 2, "c0")) {
-		n -= 2;
 	}
-	if (at + n >= sizeof(d->name))
-		n = sizeof(d->name) - 1 - at;
-	memcpy(d->name + at, base, n);
-	d->name[at + n] = '\0';
+	if (n) {
+		if (at + n >= sizeof(d->name))
+			n = sizeof(d->name) - 1 - at;
+		memcpy(d->name + at, base, n);
+		d->name[at + n] = '\0';
+	}
 	d->lbs = vblk_sysfs_u64(d->name, "queue/logical_block_size");
 	d->dma_align = vblk_sysfs_u64(d->name, "queue/dma_alignment") + 1;
 	d->bytes = vblk_sysfs_u64(d->name, "size") * 512;
