@@ -28,10 +28,9 @@
 #   make guest    the guest's programs and initramfs
 #   make liburing liburing 2.15 for the guest programs (build/liburing/prefix)
 #   make sparse   sparse 0.6.5~rc1 for make check (build/sparse/sparse)
-#   make fio      the guest's fio: 3.41 with the port of fio-engine/ (build/fio/fio)
-#   make fio-export   write build/fio's commits back to fio-engine/3.41/
-#   make fio-master   fio-engine/ on fio master (FIO_MASTER=<fio git repository>)
-#   make fio-master-export  write build/fio-master's commits back to fio-engine/
+#   make fio      fio master (its snapshot in ../shared/upstream/, or FIO_MASTER=<fio git
+#                 repository>) with fio-engine/: the guest's fio and the host's (build/fio/fio)
+#   make fio-export   write build/fio's commits back to fio-engine/
 #   make fio-mail the fio series for fio master, mail-ready, in build/fio-patches/
 #                 (make fio-patches is the same)
 #   make blktests-master  blktests/ (the node's blktests cases) on blktests' master
@@ -71,7 +70,7 @@ URING_LIBS := -L$(LIBURING)/lib -luring
 GUEST_PROGS := $(patsubst guest/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard guest/prog/*.c)) \
 	       $(BUILD)/guest-bin/io_uring-vblk $(BUILD)/guest-bin/vblk-passthrough
 
-.PHONY: all deps src export kernel nvme-effect insn-plugin liburing sparse fio fio-export fio-master fio-master-export guest check \
+.PHONY: all deps src export kernel nvme-effect insn-plugin liburing sparse fio fio-export guest check \
 	blktests-master blktests-master-export blktests-mail liburing-master liburing-master-export liburing-mail \
 	test bench profile experiment mail patches fio-mail fio-patches clean
 
@@ -88,9 +87,6 @@ export:
 
 fio-export:
 	@scripts/export.sh fio
-
-fio-master-export:
-	@scripts/export.sh fio-master
 
 kernel: src
 	@scripts/kernel.sh
@@ -135,9 +131,6 @@ $(BUILD)/guest-bin/%32: guest/prog/%32.c $(wildcard guest/prog/*.h guest/lib/*.h
 # fio's cmd_type=vblk uses the guest kernel's <linux/virtio_blk_uring_cmd.h>
 fio: deps $(UAPI_HEADERS)
 	@scripts/fio.sh
-
-fio-master: deps $(UAPI_HEADERS)
-	@scripts/fio.sh master
 
 # The instruction-counting TCG plugin, built against the plugin API header of
 # the QEMU that runs the guests (its Debian source, make deps).
@@ -207,7 +200,7 @@ mail: src
 patches: mail
 
 # The fio series as it is mailed: build/fio-patches/
-fio-mail: fio-master
+fio-mail: fio
 	@scripts/patches.sh fio
 fio-patches: fio-mail
 

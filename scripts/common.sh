@@ -18,20 +18,18 @@ export CCACHE_BASEDIR=$BUILD
 BASE_TARBALL=${BASE_TARBALL:-$BUILD/dl/linux-source-7.3.tar.xz}   # make deps fetches it
 BASE_TAG=vblk-base              # the commit holding the unpacked base
 PATCHES=$TOP/patches           # the kernel series
-# fio: the cmd_type=vblk series is written for fio's master branch (make
-# fio-master, make fio-mail); the guest runs fio FIO_VERSION (sid's
-# upstream tarball, make deps) with the series' port to that version.
-FIO_VERSION=3.41
+# fio: the cmd_type=vblk series (fio-engine/) on fio's master branch, a
+# git repository: the guest's fio and the host's (make fio, make fio-mail)
 FIO_PATCHES=$TOP/fio-engine     # the fio series, for fio master
-FIO_PORT=$FIO_PATCHES/$FIO_VERSION  # the series ported to fio FIO_VERSION
-FIO_SRC=$BUILD/fio              # fio FIO_VERSION + FIO_PORT, a git repository
-FIO_MASTER_SRC=$BUILD/fio-master  # fio master + FIO_PATCHES, a git repository
-FIO_BASE_TAG=fio-base           # not fio-N.N: FIO-VERSION-GEN would pick it up
-UPSTREAM_BASE_TAG=upstream-base  # blktests' and liburing's master (scripts/upstream.sh)
-# The snapshots of blktests' and liburing's master that their series are
-# based on (git archive tarballs, NAME-COMMIT.tar.gz): scripts/upstream.sh
-# imports them, scripts/suites.sh builds them for the guest.
+FIO_SRC=$BUILD/fio              # fio master + FIO_PATCHES (scripts/upstream.sh)
+# the base of fio's, blktests' and liburing's trees (not fio-N.N, which
+# fio's FIO-VERSION-GEN would pick up)
+UPSTREAM_BASE_TAG=upstream-base
+# The snapshots of fio's, blktests' and liburing's master that their series
+# are based on (git archive tarballs, NAME-COMMIT.tar.gz): scripts/upstream.sh
+# imports them, scripts/fio.sh and scripts/suites.sh build them.
 UPSTREAM_SNAPSHOTS=${UPSTREAM_SNAPSHOTS:-$(cd "$TOP/.." && pwd)/shared/upstream}
+FIO_SNAPSHOT=fio-f5344384f7c7
 BLKTESTS_SNAPSHOT=blktests-a608cb56341e
 LIBURING_SNAPSHOT=liburing-27255f4ceda9
 # liburing for the guest programs: sid's source (make deps)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make deps: install the Debian packages in scripts/debian-packages, and
 # download into build/dl/ what bookworm does not have: the kernel base
-# (linux-source-7.3 from trixie-backports), liburing 2.15, fio 3.41 and
+# (linux-source-7.3 from trixie-backports), liburing 2.15 and
 # sparse 0.6.5~rc1 (the sources in sid), and the source of the QEMU that runs the guests, whose
 # plugin API header the instruction-counting plugin is built with.  Those come through a private apt configuration under
 # build/apt/ that only ever downloads: nothing from another suite is
@@ -17,10 +17,7 @@ APT_DIR=$BUILD/apt
 KERNEL_PKG=linux-source-7.3
 KERNEL_VERSION=7.3.4-1~bpo13+1
 # Source packages, as apt-get source names them (versions: common.sh).
-# fio's .dsc does not download, its upstream tarball does: only that one
-# is fetched.
 LIBURING_SOURCE=liburing=$LIBURING_VERSION-1
-FIO_SOURCE=fio=$FIO_VERSION-2
 SPARSE_SOURCE=sparse=$SPARSE_VERSION-2
 
 sudo=()
@@ -127,12 +124,10 @@ qemu_orig=$DL/qemu_${qemu_version%-*}.orig.tar.
 
 # Each download, by the file that is there once it is complete.
 liburing_dsc=$DL/${LIBURING_SOURCE%%=*}_${LIBURING_SOURCE#*=}.dsc
-fio_orig=$DL/${FIO_SOURCE%%=*}_${FIO_SOURCE#*=}
-fio_orig=${fio_orig%-*}.orig.tar.
 sparse_orig=$DL/sparse_$SPARSE_VERSION.orig.tar.
 kernel_done=$DL/$KERNEL_PKG.changelog.Debian.gz
 [ -f "$DL/$KERNEL_PKG.tar.xz" ] || rm -f "$kernel_done"
-if [ -f "$kernel_done" ] && [ -f "$liburing_dsc" ] && compgen -G "$fio_orig*" >/dev/null &&
+if [ -f "$kernel_done" ] && [ -f "$liburing_dsc" ] &&
    compgen -G "$sparse_orig*" >/dev/null && compgen -G "$qemu_orig*" >/dev/null; then
 	exit 0
 fi
@@ -142,8 +137,6 @@ apt_private_update
 [ -f "$kernel_done" ] || fetch_kernel
 [ -f "$liburing_dsc" ] ||
 	download "$LIBURING_SOURCE" '*.dsc' apt_private source --download-only "$LIBURING_SOURCE"
-compgen -G "$fio_orig*" >/dev/null ||
-	download "$FIO_SOURCE" '*.orig.tar.*' apt_private source --download-only --tar-only "$FIO_SOURCE"
 compgen -G "$sparse_orig*" >/dev/null ||
 	download "$SPARSE_SOURCE" '*.orig.tar.*' apt_private source --download-only --tar-only "$SPARSE_SOURCE"
 compgen -G "$qemu_orig*" >/dev/null ||

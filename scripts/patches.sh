@@ -9,7 +9,7 @@
 #                       -> build/mail/NAME/ (its mail file: [PATCH ...] tag,
 #                       addresses beside get_maintainer.pl's, the submissions
 #                       it needs, named by --base's prerequisite-patch-id)
-#   patches.sh fio      fio-engine/ on build/fio-master -> build/fio-patches/ (fio's list)
+#   patches.sh fio      fio-engine/ on build/fio -> build/fio-patches/ (fio's list)
 #   patches.sh blktests blktests/ on build/blktests-master -> build/blktests-patches/
 #   patches.sh liburing liburing/ on build/liburing-master -> build/liburing-patches/
 # The mail goes out from the sender's git identity (git config user.name and
@@ -144,10 +144,10 @@ kernel)
 	exit 0
 	;;
 fio)
-	# the series as it applies to fio's master branch, not the port
+	# the series on fio's master branch
 	from=$(sender) || exit 1
-	tree=$FIO_MASTER_SRC base=$FIO_BASE_TAG dir=$FIO_PATCHES out=$BUILD/fio-patches prefix=()
-	[ -d "$tree/.git" ] || die "no fio master tree: run make fio-master FIO_MASTER=<fio git repository>"
+	tree=$FIO_SRC base=$UPSTREAM_BASE_TAG dir=$FIO_PATCHES out=$BUILD/fio-patches prefix=()
+	[ -d "$tree/.git" ] || die "no fio tree: run make fio"
 	args=(--to=fio@vger.kernel.org --cc="Jens Axboe <axboe@kernel.dk>"
 	      --cc="Vincent Fu <vincent.fu@samsung.com>")
 	;;

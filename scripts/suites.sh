@@ -12,10 +12,10 @@
 #              configure and make, static, against the guest kernel's UAPI
 #              headers: its test runner (runtests.sh) and the test the
 #              series adds (the other tests are built, not copied)
-#   fio-t/     the guest's fio's t/ test of io_uring_cmd (t/nvmept.py in
-#              fio 3.41, which the port gives cmd_type=vblk: build/fio)
-#              with the fio test library it imports
-# Both masters come from the snapshots their series are based on
+#   fio-t/     fio master's t/ scripts (build/fio, scripts/fio.sh), among
+#              them t/io_uring_cmd.py with the series' cmd_type=vblk, which
+#              test 102 runs as t/run-fio-tests.py's test 1026 does
+# The masters come from the snapshots their series are based on
 # (../shared/upstream/), and are rebuilt only where they changed.
 . "$(dirname "$0")/common.sh"
 
@@ -99,5 +99,5 @@ build_blktests
 build_liburing
 
 rm -rf "$SUITES/fio-t"
-mkdir -p "$SUITES/fio-t"
-cp "$FIO_SRC"/t/{fiotestlib.py,fiotestcommon.py,nvmept.py} "$SUITES/fio-t/"
+mkdir -p "$SUITES/fio-t/t"
+cp "$FIO_SRC"/t/*.py "$SUITES/fio-t/t/"

@@ -2,9 +2,9 @@
 """What the fio cases (07x) share: the engine's options, running fio in the
 guest against QEMU's counters, and on the host against the image file.
 
-The host runs the guest's fio (3.41, built by make fio): Debian 12's fio
-3.33 and 3.41 refuse each other's verify headers (3.41 gave them a version
-and a 64-bit numberio)."""
+The host runs the guest's fio (fio master with the series, built by make
+fio): Debian 12's fio 3.33 and later fios refuse each other's verify
+headers (3.41 gave them a version and a 64-bit numberio)."""
 
 import json
 import os
