@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # make fio / make blktests-master / make liburing-master: what this project
 # sends to fio, blktests and liburing, as a series on their master branch,
-# in build/fio and build/NAME-master: the base as one commit tagged upstream-base, with the
-# series of NAME/ applied on top as commits (scripts/series.sh).  The base
+# in build/fio and build/NAME-master: the base as one commit tagged
+# upstream-base, with the series (fio-engine/, NAME/) applied on top as
+# commits (scripts/series.sh).  The base
 # is the snapshot of master the series is written against (the snapshots
 # in ../shared/upstream/, UPSTREAM_SNAPSHOTS: a `git archive` tarball per
 # project, README.md there), or, given REPO, a commit (REV, default HEAD)
