@@ -71,24 +71,33 @@ static inline uint64_t vblk_sysfs_u64(const char *disk, const char *attr)
 	return vblk_sysfs_file_u64(path);
 }
 
+/* The one path that @pattern matches, into @path; 0 if none or several. */
+static inline int vblk_glob_one(const char *pattern, char *path, size_t size)
+{
+	glob_t g;
+	int ret = !glob(pattern, 0, NULL, &g) && g.gl_pathc == 1;
+
+	if (ret)
+		snprintf(path, size, "%s", g.gl_pathv[0]);
+	globfree(&g);
+	return ret;
+}
+
 /*
  * A number from the passthrough node's sysfs directory: the one entry of
  * the disk's virtio device's virtblk-generic directory (the user's guide).
  */
 static inline uint64_t vblk_node_sysfs_u64(const char *disk, const char *attr)
 {
-	char path[128];
-	glob_t g;
-	uint64_t v;
+	char pattern[128], path[256];
 
-	snprintf(path, sizeof(path), "/sys/block/%s/device/virtblk-generic/*/%s", disk, attr);
-	if (glob(path, 0, NULL, &g) || g.gl_pathc != 1) {
+	snprintf(pattern, sizeof(pattern), "/sys/block/%s/device/virtblk-generic/*/%s",
+		 disk, attr);
+	if (!vblk_glob_one(pattern, path, sizeof(path))) {
 		fprintf(stderr, "%s: no passthrough node\n", disk);
 		exit(VBLK_EXIT_USAGE);
 	}
-	v = vblk_sysfs_file_u64(g.gl_pathv[0]);
-	globfree(&g);
-	return v;
+	return vblk_sysfs_file_u64(path);
 }
 
 /*
@@ -97,21 +106,17 @@ static inline uint64_t vblk_node_sysfs_u64(const char *disk, const char *attr)
  */
 static inline int vblk_node_disk(const char *dev, char *name, size_t size)
 {
-	char path[128];
+	char pattern[64], path[256];
 	struct stat st;
-	glob_t g;
-	int ret = 0;
 
 	if (stat(dev, &st) || !S_ISCHR(st.st_mode))
 		return 0;
-	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/device/block/*",
+	snprintf(pattern, sizeof(pattern), "/sys/dev/char/%u:%u/device/block/*",
 		 major(st.st_rdev), minor(st.st_rdev));
-	if (!glob(path, 0, NULL, &g) && g.gl_pathc == 1) {
-		snprintf(name, size, "%s", strrchr(g.gl_pathv[0], '/') + 1);
-		ret = 1;
-	}
-	globfree(&g);
-	return ret;
+	if (!vblk_glob_one(pattern, path, sizeof(path)))
+		return 0;
+	snprintf(name, size, "%s", strrchr(path, '/') + 1);
+	return 1;
 }
 
 /* The pages an array of iovecs touches, each iovec counted apart. */
@@ -137,25 +142,13 @@ static inline uint64_t vblk_iov_pages(const struct iovec *iov, unsigned int nr)
 static inline void vblk_disk_info(const char *dev, struct vblk_disk *d)
 {
 	const char *base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
-	size_t n = strlen(base), at = 0;
 	uint64_t seg, hw;
 
 	d->nvme = !strncmp(base, "ng", 2) || !strncmp(base, "nvme", 4);
-	if (!d->nvme && vblk_node_disk(dev, d->name, sizeof(d->name))) {
-		n = 0;
-	} else if (!strncmp(base, "ng", 2)) {
-		/* ngXnY's block device is nvmeXnY */
-		memcpy(d->name, "nvme", 4);
-		at = 4;
-		base += 2;
-		n -= 2;
-	}
-	if (n) {
-		if (at + n >= sizeof(d->name))
-			n = sizeof(d->name) - 1 - at;
-		memcpy(d->name + at, base, n);
-		d->name[at + n] = '\0';
-	}
+	if (!strncmp(base, "ng", 2))	/* ngXnY's block device is nvmeXnY */
+		snprintf(d->name, sizeof(d->name), "nvme%s", base + 2);
+	else if (d->nvme || !vblk_node_disk(dev, d->name, sizeof(d->name)))
+		snprintf(d->name, sizeof(d->name), "%s", base);
 	d->lbs = vblk_sysfs_u64(d->name, "queue/logical_block_size");
 	d->dma_align = vblk_sysfs_u64(d->name, "queue/dma_alignment") + 1;
 	d->bytes = vblk_sysfs_u64(d->name, "size") * 512;
