@@ -8,6 +8,8 @@
 #   make experiment   a prototype of experiments/ (EXPERIMENT=blkdev-uring-rw), never
 #                 mailed: its kernel (the series and its patches, scripts/experiment.sh)
 #                 and make profile of its paths, in results/<date>-NAME/ (QUICK=1)
+#   make experiment-test  the cases TESTS="..." on an experiment's kernel
+#                 (EXPERIMENT=node-reads-next-block: the node broken on purpose)
 #   make nvme-effect  NVMe's instructions per I/O before and after each patch
 #                 that changes block/ or io_uring/ (ONLY="7 8": those, counted over all
 #                 submissions in order)
@@ -18,7 +20,8 @@
 #                 name contains a or b; EXCLUDE="c": leave those with c out;
 #                 JOBS=N: N cases at once
 #   make check    check the series: checkpatch --strict, sparse and W=1, the documentation,
-#                 a build of every patch, the mail; CHECKS="driver docs": only those
+#                 a build of every patch, the mail, blktests' make check on the series
+#                 for blktests; CHECKS="driver docs": only those
 #                 (scripts/check.sh); DEBUG=1 CHECKS=driver: sparse and W=1 on the debug config
 #   make src      unpack the 7.3 base into build/linux and apply patches/
 #   make export   write build/linux's commits back to patches/
@@ -72,7 +75,7 @@ GUEST_PROGS := $(patsubst guest/prog/%.c,$(BUILD)/guest-bin/%,$(wildcard guest/p
 
 .PHONY: all deps src export kernel nvme-effect insn-plugin liburing sparse fio fio-export guest check \
 	blktests-master blktests-master-export blktests-mail liburing-master liburing-master-export liburing-mail \
-	test bench profile experiment mail patches fio-mail fio-patches clean
+	test bench profile experiment experiment-test mail patches fio-mail fio-patches clean
 
 all: test
 
@@ -190,6 +193,12 @@ experiment: guest
 	@python3 tools/profile.py --experiment $(EXPERIMENT) $(if $(QUICK),--quick) \
 		--out $(EXPERIMENT_RESULTS)
 	@python3 tools/layers.py $(EXPERIMENT_RESULTS)/profile.json
+
+# The suite's cases (TESTS="...") on an experiment's kernel, e.g. one whose
+# node is broken on purpose (experiments/node-reads-next-block)
+experiment-test: guest
+	@VARIANT=$(EXPERIMENT) scripts/experiment.sh $(GUEST_PROGS) $(FIO)
+	@VARIANT=$(EXPERIMENT) python3 -m tests.run $(if $(JOBS),-j $(JOBS)) $(TESTS)
 
 clean:
 	rm -rf $(BUILD)

@@ -13,7 +13,9 @@
 #                         all in order give exactly the tree that was tested
 #   check.sh docs         kernel-doc, the ABI parser and a reST parse of the
 #                         documentation the series adds or changes
-#   check.sh              all five (several names: those)
+#   check.sh suites       blktests' make check (shellcheck) on the series
+#                         for blktests (build/blktests-master)
+#   check.sh              all six (several names: those)
 . "$(dirname "$0")/common.sh"
 
 # The objects of every C file the series touches.
@@ -266,11 +268,23 @@ mail() {
 	     "what it names, all in order give the tested tree; From and Signed-off-by name the sender"
 }
 
+# blktests' own static check (its make check: shellcheck over ./check,
+# common/, every test and new, no TODO, no executable .out) on blktests
+# master with the series for blktests, as its maintainer runs it on a
+# submission.
+suites() {
+	"$TOP/scripts/upstream.sh" blktests
+	make -C "$BUILD/blktests-master" check >"$LOGS/blktests-check.log" 2>&1 || {
+		tail -40 "$LOGS/blktests-check.log"
+		die "blktests' make check fails on the series for blktests: see build/logs/blktests-check.log"; }
+	echo "suites: blktests' make check is clean on the series for blktests"
+}
+
 mkdir -p "$LOGS"
-[ $# -gt 0 ] || set -- checkpatch driver docs bisect mail
+[ $# -gt 0 ] || set -- checkpatch driver docs bisect mail suites
 for check; do
 	case "$check" in
-	checkpatch | driver | docs | bisect | mail) "$check" ;;
-	*) die "usage: check.sh [checkpatch|driver|docs|bisect|mail ...]" ;;
+	checkpatch | driver | docs | bisect | mail | suites) "$check" ;;
+	*) die "usage: check.sh [checkpatch|driver|docs|bisect|mail|suites ...]" ;;
 	esac
 done

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make experiment: the kernel of experiments/$VARIANT/, a prototype measured
-# beside the series but never mailed: a worktree of build/linux (the base
+# make experiment, make experiment-test: the kernel of experiments/$VARIANT/,
+# a prototype measured beside the series or a kernel broken on purpose to
+# show that tests fail on it, never mailed: a worktree of build/linux (the base
 # and the series) at its HEAD with the experiment's patches on top, built
 # as the default kernel is (scripts/kernel.sh), and its initramfs with the
 # given guest programs.
