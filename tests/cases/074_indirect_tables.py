@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Requests of one to thirty-two pages through /dev/vda at a depth that
+keeps a short virtqueue full: each goes in the ring as an indirect
+table of three to thirty-four descriptors, those of up to four from the
+slot that virtio_ring keeps for its head, longer ones kmalloc()ed.
+Written in the guest, verified by the host's fio in the image; planted
+by the host, verified by the guest's fio: on split and packed rings.  A
+slot reused while its table is still the device's, or a table taken from
+the wrong slot, sends data to or from the wrong place."""
+
+from harness.vm import Disk
+from tests.fiojob import VERIFY, MiB, expect_clean, guest_fio, host_fio
+from tests.fiojob import requires  # noqa: F401  (the runner calls it)
+
+DESCRIPTION = "indirect tables of every size land what they describe, split and packed"
+QUICK = True
+CONDITIONS = {"packed": (False, True)}
+
+RING = 32                       # entries per virtqueue: a depth of 64 keeps it full
+SIZE = 8 * MiB
+# 4 KiB and 8 KiB take a slot (3 and 4 descriptors), 12 KiB is the first
+# to need a kmalloc()ed table, 128 KiB the longest
+LAYOUT = (f"--rw=randwrite --bssplit=4k/40:8k/25:12k/20:128k/15 --offset=0 --size={SIZE} "
+          "--randseed=74")
+GUEST = "--ioengine=io_uring --direct=1 --filename=/dev/vda --iodepth=64"
+
+
+def test(t, cond):
+    guest_half = f"--name=guest {LAYOUT}"
+    host_half = f"--name=host {LAYOUT.replace('--offset=0', f'--offset={SIZE}')}"
+    disk = Disk(size=2 * SIZE, queue_size=RING, num_queues=1, packed=cond["packed"])
+    g = t.guest([disk])
+    # the negotiated features' bit string
+    features = g.output("cat /sys/block/vda/device/features").strip()
+    t.expect_equal(features[28], "1", "VIRTIO_RING_F_INDIRECT_DESC")
+    t.expect_equal(features[34], "1" if cond["packed"] else "0", "VIRTIO_F_RING_PACKED")
+
+    # the guest writes; the host verifies in the image
+    result = guest_fio(t, g, f"{guest_half} {GUEST} {VERIFY} --do_verify=0")
+    expect_clean(t, "the guest's writes", result, SIZE, 0)
+    checked = host_fio(t, f"{guest_half} --verify_only=1", disk.image)
+    t.expect_equal(checked["read"]["io_bytes"], SIZE, "bytes the host verified")
+
+    # the host writes; the guest verifies (fio only pretends to write)
+    planted = host_fio(t, f"{host_half} --do_verify=0 --end_fsync=1", disk.image)
+    t.expect_equal(planted["write"]["io_bytes"], SIZE, "bytes the host planted")
+    result = guest_fio(t, g, f"{host_half} {GUEST} {VERIFY} --verify_only=1")
+    expect_clean(t, "the guest's reads", result, 0, SIZE)
