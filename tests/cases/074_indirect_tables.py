@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Requests of one to thirty-two pages through /dev/vda at a depth that
 keeps a short virtqueue full: each goes in the ring as an indirect
-table of three to thirty-four descriptors, those of up to four from the
-slot that virtio_ring keeps for its head, longer ones kmalloc()ed.
-Written in the guest, verified by the host's fio in the image; planted
-by the host, verified by the guest's fio: on split and packed rings.  A
-slot reused while its table is still the device's, or a table taken from
-the wrong slot, sends data to or from the wrong place."""
+table of three to thirty-four descriptors, those of up to four in the
+table that virtio_ring keeps for the request's head, longer ones
+kmalloc()ed for it.  Written in the guest, verified by the host's fio
+in the image; planted by the host, verified by the guest's fio: on
+split and packed rings.  A kept table reused while the device may still
+read it, or taken from another head, sends data to or from the wrong
+place (experiments/indirect-table-shared); on the debug kernel KASAN
+also sees a kept table written past its end."""
 
 from harness.vm import Disk
 from tests.fiojob import VERIFY, MiB, expect_clean, guest_fio, host_fio
@@ -14,6 +16,7 @@ from tests.fiojob import requires  # noqa: F401  (the runner calls it)
 
 DESCRIPTION = "indirect tables of every size land what they describe, split and packed"
 QUICK = True
+DEBUG_KERNEL = True             # KASAN: a kept table written past its end
 CONDITIONS = {"packed": (False, True)}
 
 RING = 32                       # entries per virtqueue: a depth of 64 keeps it full
