@@ -21,7 +21,7 @@ CONDITIONS = {"packed": (False, True)}
 
 RING = 32                       # entries per virtqueue: a depth of 64 keeps it full
 SIZE = 8 * MiB
-# 4 KiB and 8 KiB take a slot (3 and 4 descriptors), 12 KiB is the first
+# 4 KiB and 8 KiB use the kept table (3 and 4 descriptors), 12 KiB is the first
 # to need a kmalloc()ed table, 128 KiB the longest
 LAYOUT = (f"--rw=randwrite --bssplit=4k/40:8k/25:12k/20:128k/15 --offset=0 --size={SIZE} "
           "--randseed=74")
