@@ -168,12 +168,16 @@ def results_page(results, snaps):
 
 def headline(snaps):
     """The README's headline: each figure from the newest snapshot that has
-    it, "-before" snapshots left out."""
+    it, "-before" snapshots and quick profiles (fewer points than the
+    most any snapshot has) left out."""
+    points = max(p["points"] for _, p, _ in snaps if isinstance(p, dict))
+
     def newest(kind, *names):
         for d, profile, bench in snaps:
-            if d.endswith(BEFORE):
-                continue
             figures = profile if kind == "profile" else bench
+            if d.endswith(BEFORE) or kind == "profile" and isinstance(figures, dict) \
+                    and figures["points"] < points:
+                continue
             if isinstance(figures, dict) and all(n in figures for n in names):
                 return f"[{d}](results/{d}/)", {n: span(figures[n]) for n in names}, figures
         raise SystemExit(f"results/ has no {kind} snapshot with {', '.join(names)}")
