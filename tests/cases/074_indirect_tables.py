@@ -24,16 +24,19 @@ NODE_MODES = ("blkmq",)
 
 RING = 32                       # entries per virtqueue: a depth of 64 keeps it full
 SIZE = 8 * MiB
-# 4 KiB and 8 KiB use the kept table (3 and 4 descriptors), 12 KiB is the first
-# to need a kmalloc()ed table, 128 KiB the longest
-LAYOUT = (f"--rw=randwrite --bssplit=4k/40:8k/25:12k/20:128k/15 --offset=0 --size={SIZE} "
-          "--randseed=74")
 GUEST = "--ioengine=io_uring --direct=1 --filename=/dev/vda --iodepth=64"
 
 
+def layout(name, offset):
+    """A fio job's data, SIZE bytes at offset: 4 KiB and 8 KiB use the kept
+    table (3 and 4 descriptors), 12 KiB is the first to need a kmalloc()ed
+    table, 128 KiB the longest."""
+    return (f"--name={name} --rw=randwrite --bssplit=4k/40:8k/25:12k/20:128k/15 "
+            f"--offset={offset} --size={SIZE} --randseed=74")
+
+
 def test(t, cond):
-    guest_half = f"--name=guest {LAYOUT}"
-    host_half = f"--name=host {LAYOUT.replace('--offset=0', f'--offset={SIZE}')}"
+    guest_half, host_half = layout("guest", 0), layout("host", SIZE)
     disk = Disk(size=2 * SIZE, queue_size=RING, num_queues=1, packed=cond["packed"])
     g = t.guest([disk])
     # the negotiated features' bit string
